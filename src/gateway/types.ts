@@ -1,0 +1,151 @@
+/**
+ * The driver's public face: what services may ask of the radio. Services depend on
+ * this interface only, never on the link or the codec details behind it.
+ */
+import type { Addr, LoraPacket, M2NRequest, N2MReply, RfConfig } from '../protocol/types.ts';
+import type { LinkKind } from '../transport/link.ts';
+
+/** Interactive traffic (control, indicate, scenes) is sent before bulk task traffic. */
+export type Priority = 'interactive' | 'bulk';
+
+export interface SendOptions {
+  priority?: Priority;
+  /** Virtual ms from enqueue after which an unsent item is dropped with reason 'deadline'. */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+export type TxFailure = 'rejected' | 'timeout' | 'link_down' | 'deadline' | 'cancelled' | 'invalid';
+export type TxOutcome = { ok: true } | { ok: false; reason: TxFailure; detail: string };
+
+export interface InboundPacket {
+  packet: LoraPacket;
+  reply: N2MReply | null;
+  /** Gateway-side RSSI (dBm) and SNR (dB) of the packet. */
+  rssi: number;
+  snr: number;
+  /** Clock time (ms) of reception. */
+  ts: number;
+}
+
+type ReplyOf<K extends N2MReply['kind']> = Extract<N2MReply, { kind: K }>;
+
+export interface IdentifyResult {
+  addr: Addr;
+  reply: ReplyOf<'IDENTIFY_REPLY'>;
+  rssi: number;
+  snr: number;
+  ts: number;
+}
+
+export interface StatusResult {
+  addr: Addr;
+  reply: ReplyOf<'STATUS_REPLY'>;
+  rssi: number;
+  snr: number;
+  ts: number;
+}
+
+export interface AckResult {
+  addr: Addr;
+  ok: boolean;
+  status: number;
+  rssi: number;
+  snr: number;
+  ts: number;
+}
+
+export interface ConfigReadResult {
+  addr: Addr;
+  option: number;
+  data: readonly [number, number, number, number];
+}
+
+/** Outcome of a unicast request that expects an answer. */
+export type Reply<T> = { ok: true; value: T } | { ok: false; reason: TxFailure | 'no_reply'; detail: string };
+
+export interface MasterSnapshot {
+  state: string;
+  state_byte: number;
+  state_metadata_ms: number;
+  last_event: string | null;
+  /** Unix seconds. */
+  last_event_ts: number;
+  last_error: string | null;
+}
+
+export interface GatewayReadiness {
+  ready: boolean;
+  last_error: string | null;
+  failure_count: number;
+  transport: 'serial' | 'tcp' | 'sim' | LinkKind;
+  port: string | null;
+  /** Gateway MAC from the identify answer, e.g. "48:CA:43:10:20:30". */
+  gateway_mac: string | null;
+  /** Seconds until the next automatic reconnect attempt, or null. */
+  next_retry_in_s: number | null;
+}
+
+export interface DriverStats {
+  framesSent: number;
+  framesRejected: number;
+  framesTimedOut: number;
+  replies: number;
+  airtimeMs: number;
+  queueDepth: number;
+}
+
+export interface GatewayDriverEvents extends Record<string, unknown> {
+  /** Every forwarded LoRa packet, solicited or not. */
+  packet: InboundPacket;
+  master: MasterSnapshot;
+  readiness: GatewayReadiness;
+}
+
+export interface GatewayDriver {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Closes the link and connects anew (manual retry). */
+  retry(): Promise<GatewayReadiness>;
+  readiness(): GatewayReadiness;
+  master(): MasterSnapshot;
+  stats(): DriverStats;
+  on<K extends keyof GatewayDriverEvents>(
+    event: K,
+    listener: (p: GatewayDriverEvents[K]) => void,
+  ): () => void;
+
+  /** GW_CMD_STATE_REQUEST, bounded by ~500 ms; ok:false with the mirrored state on timeout. */
+  queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }>;
+
+  /** Sends one M2N frame and resolves with the gateway's TX outcome (no reply awaited). */
+  send(receiver: Addr, request: M2NRequest, opts?: SendOptions): Promise<TxOutcome>;
+
+  /** DEVICES rounds (broadcast, group filter) until a round brings nothing new; boot announcements count. */
+  discover(
+    opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
+  ): Promise<IdentifyResult[]>;
+  /** STATUS broadcast with group filter; early exit at `expected` replies. */
+  statusBroadcast(
+    opts: { groupId: number; expected: number; onReply?: (r: StatusResult) => void } & SendOptions,
+  ): Promise<StatusResult[]>;
+  statusUnicast(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<StatusResult>>;
+  /** SET_GROUP with ACK wait and retries (1.5 s × 3 by default). */
+  setGroup(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<AckResult>>;
+  /** CONFIG with ACK wait; per-attempt timeout and attempts overridable. */
+  config(
+    addr: Addr,
+    option: number,
+    data: readonly [number, number, number, number],
+    opts?: SendOptions & { timeoutMs?: number; attempts?: number; waitForAck?: boolean },
+  ): Promise<Reply<AckResult | null>>;
+  getConfig(
+    addr: Addr,
+    option: number,
+    opts?: SendOptions & { timeoutMs?: number },
+  ): Promise<Reply<ConfigReadResult>>;
+  /** STREAM to one device (ACK awaited, retries). */
+  stream(addr: Addr, payload: Uint8Array, opts?: SendOptions): Promise<Reply<AckResult>>;
+  getGatewayRf(): Promise<Reply<RfConfig>>;
+  setGatewayRf(rf: RfConfig, persist: boolean): Promise<Reply<{ reason: number; rf: RfConfig }>>;
+}
