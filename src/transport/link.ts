@@ -17,7 +17,15 @@ export interface Link {
   onData(listener: (chunk: Uint8Array) => void): () => void;
   /** Fires once when the link closes, with the error if it broke rather than was closed. */
   onClose(listener: (err?: Error) => void): () => void;
+  /**
+   * Discards bytes received but not yet delivered (and, on a serial port, the OS input
+   * buffer). Optional: used by gateway detection after the post-open settle delay.
+   */
+  flushInput?(): Promise<void>;
 }
+
+/** Optional diagnostics sink for transports (debug-level detail such as low-latency setup). */
+export type TransportLog = (msg: string, fields?: object) => void;
 
 /** Opens a fresh link to the same endpoint each time (used for reconnects). */
 export type LinkFactory = () => Link;
