@@ -86,6 +86,8 @@ export interface HostFrameDecoderOptions {
 export class HostFrameDecoder {
   droppedBytes = 0;
   framesOk = 0;
+  /** Internal faults swallowed by push() (must stay 0; exposed so tests can check it). */
+  internalErrors = 0;
   private readonly timeoutMs: number;
   private readonly maxLen: number;
   /** Candidate frame bytes; when non-empty, cand[0] is the SOF 0x00. */
@@ -114,6 +116,7 @@ export class HostFrameDecoder {
       }
     } catch {
       // Defensive: a decoder bug must never take the link down; drop state and carry on.
+      this.internalErrors++;
       this.droppedBytes += this.cand.length;
       this.reset();
     }
