@@ -1,0 +1,136 @@
+/**
+ * Runtime configuration: CLI flags > environment (LIGHTNET_<NAME>) > config file
+ * (--config <file>, JSON with the same option names) > defaults. Every value is
+ * validated here so the rest of the program can trust it.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { parseGatewaySpec, type GatewaySpec } from './transport/index.ts';
+
+export interface Config {
+  port: number;
+  host: string;
+  prefix: string;
+  dataDir: string;
+  gateway: GatewaySpec;
+  gatewayText: string;
+  simNodes: number;
+  simSeed: number;
+  simTimeScale: number;
+  wifi: 'nmcli' | 'none';
+  password: string | null;
+  logLevel: string;
+  configFile: string | null;
+}
+
+const DEFAULTS = {
+  port: '5077',
+  host: '127.0.0.1',
+  prefix: '/lightnet',
+  'data-dir': './data',
+  gateway: 'auto',
+  'sim-nodes': '12',
+  'sim-seed': '1',
+  'sim-time-scale': '1',
+  wifi: '',
+  password: '',
+  'log-level': 'info',
+} as const;
+type OptionName = keyof typeof DEFAULTS;
+
+const numberIn = (name: string, min: number, max: number, integer = true) =>
+  z.coerce
+    .number({ error: `--${name} must be a number` })
+    .refine((n) => (integer ? Number.isInteger(n) : Number.isFinite(n)) && n >= min && n <= max, {
+      message: `--${name} must be ${integer ? 'an integer ' : ''}between ${min} and ${max}`,
+    });
+
+export class ConfigError extends Error {}
+
+function nmcliOnPath(): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(`${dir}/nmcli`));
+}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const program = new Command()
+    .name('lightnet')
+    .description('Lightnet host: drives a LoRa fleet of LED and timing nodes through a radio gateway')
+    .exitOverride()
+    .option('--port <n>', 'HTTP port (default 5077)')
+    .option('--host <addr>', 'bind address (default 127.0.0.1; 0.0.0.0 exposes the host on the LAN)')
+    .option('--prefix <path>', 'URL mount prefix (default /lightnet)')
+    .option('--data-dir <dir>', 'where state.json, firmware/ and led-presets/ live (default ./data)')
+    .option(
+      '--gateway <spec>',
+      'auto | sim | serial:<path> | tcp:<host>:<port> (default auto: a real gateway if one answers, else the simulator)',
+    )
+    .option('--sim-nodes <n>', 'simulated fleet size (default 12)')
+    .option('--sim-seed <s>', 'simulated fleet seed (default 1)')
+    .option('--sim-time-scale <x>', 'wall ms per simulated ms; <1 runs faster (default 1)')
+    .option('--wifi <backend>', 'host WiFi backend: nmcli | none (default nmcli when nmcli exists)')
+    .option('--password <pw>', 'require this password for every route but /api/health')
+    .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent (default info)')
+    .option('--config <file>', 'JSON file with any of these options');
+  program.parse(argv, { from: 'user' });
+  const flags = program.opts<Record<string, string | undefined>>();
+
+  let file: Record<string, unknown> = {};
+  const configFile = flags.config ?? env.LIGHTNET_CONFIG ?? null;
+  if (configFile) {
+    try {
+      file = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      throw new ConfigError(`--config ${configFile}: ${(err as Error).message}`);
+    }
+  }
+  const camel = (n: string): string => n.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+  const pick = (name: OptionName): string => {
+    const flag = flags[camel(name)];
+    if (flag !== undefined) return flag;
+    const e = env[`LIGHTNET_${name.toUpperCase().replace(/-/g, '_')}`];
+    if (e !== undefined && e !== '') return e;
+    const f = file[name] ?? file[camel(name)];
+    if (f !== undefined && f !== null) return String(f);
+    return DEFAULTS[name];
+  };
+
+  const parse = <T>(schema: z.ZodType<T>, value: string): T => {
+    const r = schema.safeParse(value);
+    if (!r.success) throw new ConfigError(r.error.issues[0]?.message ?? 'invalid option');
+    return r.data;
+  };
+
+  let gateway: GatewaySpec;
+  try {
+    gateway = parseGatewaySpec(pick('gateway'));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const prefixRaw = pick('prefix').trim();
+  if (!/^(\/[A-Za-z0-9._~-]+)*\/?$/.test(prefixRaw)) {
+    throw new ConfigError('--prefix must be a URL path like /lightnet (letters, digits, . _ ~ -)');
+  }
+  const wifiRaw = pick('wifi');
+  const wifi = wifiRaw === '' ? (process.platform === 'linux' && nmcliOnPath() ? 'nmcli' : 'none') : wifiRaw;
+  if (wifi !== 'nmcli' && wifi !== 'none') throw new ConfigError('--wifi must be nmcli or none');
+  const logLevel = pick('log-level');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
+  }
+  return {
+    port: parse(numberIn('port', 0, 65535), pick('port')),
+    host: pick('host'),
+    prefix: prefixRaw === '/' ? '' : prefixRaw.replace(/\/$/, ''),
+    dataDir: pick('data-dir'),
+    gateway,
+    gatewayText: pick('gateway'),
+    simNodes: parse(numberIn('sim-nodes', 0, 1000), pick('sim-nodes')),
+    simSeed: parse(numberIn('sim-seed', 0, 2 ** 32 - 1), pick('sim-seed')),
+    simTimeScale: parse(numberIn('sim-time-scale', 0.001, 100, false), pick('sim-time-scale')),
+    wifi,
+    password: pick('password') || null,
+    logLevel,
+    configFile,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The host's state model: devices and groups (plus room for the native presets,
+ * scenes and settings that later features add). Everything here is persisted in
+ * `state.json`; runtime-only fields (online, last_seen_ts, …) are reset on load.
+ */
+import type { Addr } from '../protocol/types.ts';
+
+export interface LastAck {
+  ok: boolean;
+  opcode: number;
+  status: number;
+  seq: number;
+  /** Unix seconds. */
+  ts: number;
+}
+
+export interface Device {
+  addr: Addr;
+  /** Full 12-hex hardware MAC from the identify reply, or null when never heard. */
+  full_mac: string | null;
+  name: string;
+  dev_type: number;
+  groupId: number;
+  flags: number;
+  configByte: number;
+  presetId: number;
+  effectId: number;
+  brightness: number;
+  specials: Record<string, number>;
+  voltage_mV: number;
+  node_rssi: number;
+  node_snr: number;
+  host_rssi: number;
+  host_snr: number;
+  version: number;
+  /** Unix seconds; 0 until heard from in this process. */
+  last_seen_ts: number;
+  last_ack: LastAck | null;
+  online: boolean;
+}
+
+export interface Group {
+  /** 1..254; a group's id is its position, so deleting one renumbers the higher ones. */
+  id: number;
+  name: string;
+  dev_type: number;
+}
+
+export interface Settings {
+  /** Name of the active LED preset file, or null. */
+  led_presets_file: string | null;
+}
+
+export interface StateModel {
+  devices: Device[];
+  /** User groups in id order (ids 1..n); group 0 "Unconfigured" is implicit. */
+  groups: Group[];
+  /** Opaque to this layer until the native-preset feature defines them. */
+  native_presets: unknown[];
+  /** Opaque to this layer until the scenes feature defines them. */
+  scenes: unknown[];
+  settings: Settings;
+}
+
+export const MAX_GROUP_ID = 254;
+export const UNCONFIGURED_GROUP_NAME = 'Unconfigured';
+/** Names that would collide with the system group or the original's legacy entries. */
+export const RESERVED_GROUP_NAMES = [
+  'unconfigured',
+  'all led nodes',
+  'all led devices',
+  'all wled nodes',
+  'all wled devices',
+];
+
+export const emptyState = (): StateModel => ({
+  devices: [],
+  groups: [],
+  native_presets: [],
+  scenes: [],
+  settings: { led_presets_file: null },
+});
+
+export function newDevice(addr: Addr, fullMac: string | null, devType: number): Device {
+  return {
+    addr,
+    full_mac: fullMac,
+    name: `LED ${fullMac ?? addr}`,
+    dev_type: devType,
+    groupId: 0,
+    flags: 1,
+    configByte: 0,
+    presetId: 1,
+    effectId: 0,
+    brightness: 70,
+    specials: {},
+    voltage_mV: 0,
+    node_rssi: 0,
+    node_snr: 0,
+    host_rssi: 0,
+    host_snr: 0,
+    version: 0,
+    last_seen_ts: 0,
+    last_ack: null,
+    online: false,
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Typed service errors. Services throw these; the HTTP layer maps them to status
+ * codes in one place (http/errors.ts). Messages are user-facing: they name the field
+ * and the rule, never a stack or a file path.
+ */
+export class ValidationError extends Error {
+  override readonly name = 'ValidationError';
+}
+
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
+/** A task is running; `task` is its snapshot. */
+export class BusyError extends Error {
+  override readonly name = 'BusyError';
+  constructor(readonly task: unknown) {
+    super('a task is running');
+  }
+}
+
+export class UnavailableError extends Error {
+  override readonly name = 'UnavailableError';
+  constructor(
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** A failure while persisting state (answered as 500 with the message). */
+export class PersistenceError extends Error {
+  override readonly name = 'PersistenceError';
+}

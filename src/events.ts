@@ -1,0 +1,30 @@
+/**
+ * The application's event bus: state-change scopes, task snapshots, master and
+ * gateway snapshots and scene progress. The SSE hub subscribes to it; services and
+ * the Store publish on it. One instance per app (handed in by main.ts).
+ */
+import { TypedEmitter } from './util/typed-emitter.ts';
+import type { GatewayReadiness, MasterSnapshot } from './gateway/types.ts';
+import type { Scope } from './state/scopes.ts';
+import type { TaskSnapshot } from './tasks/task-manager.ts';
+
+export interface SceneProgress {
+  key: string;
+  index: number;
+  total: number;
+  phase: 'start' | 'end';
+  ok?: boolean;
+  error?: string;
+  action_kind: string;
+}
+
+export interface AppEvents extends Record<string, unknown> {
+  /** A persisted change with its scope tokens. */
+  scopes: readonly Scope[];
+  task: TaskSnapshot;
+  master: MasterSnapshot;
+  gateway: GatewayReadiness;
+  scene_progress: SceneProgress;
+}
+
+export class EventBus extends TypedEmitter<AppEvents> {}

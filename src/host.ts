@@ -1,0 +1,232 @@
+/**
+ * Composition root: builds the clock, store, gateway link (real or simulated),
+ * driver, services and HTTP app, starts them in order and shuts them down cleanly.
+ * main.ts calls this for the CLI; the integration harness calls it in-process.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ScaledClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { EventBus } from './events.ts';
+import { createGatewayDriver } from './gateway/driver.ts';
+import type { GatewayDriver } from './gateway/types.ts';
+import { buildApp } from './http/app.ts';
+import type { SseHub } from './http/sse.ts';
+import type { Logger } from './logger.ts';
+import { processRunner, type CommandRunner } from './services/command-runner.ts';
+import { ControlService } from './services/control.ts';
+import { DeviceMetaService } from './services/device-meta.ts';
+import { DeviceRegistry } from './services/device-registry.ts';
+import { DiscoveryService } from './services/discovery.ts';
+import { GroupService } from './services/groups.ts';
+import { HostWifiService } from './services/host-wifi.ts';
+import type { AppServices } from './services/index.ts';
+import { MasterView } from './services/master-view.ts';
+import { StatusService } from './services/status.ts';
+import { startSimOnMemory, type SimOnMemory } from './sim/sim-host.ts';
+import { FileStatePersistence } from './state/persistence.ts';
+import { Store } from './state/store.ts';
+import { TaskManager, type TaskSnapshot } from './tasks/task-manager.ts';
+import { detectGateway, SerialLink, TcpLink, type LinkFactory } from './transport/index.ts';
+
+export interface HostHandle {
+  app: FastifyInstance;
+  /** Base URL including the prefix, e.g. http://127.0.0.1:5077/lightnet */
+  url: string;
+  port: number;
+  services: AppServices;
+  sim: SimOnMemory | null;
+  close(): Promise<void>;
+}
+
+export interface HostOverrides {
+  runner?: CommandRunner;
+  /** Driver option overrides (tests). */
+  driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
+}
+
+interface GatewayChoice {
+  linkFactory: LinkFactory;
+  transport: 'serial' | 'tcp' | 'sim';
+  port: string;
+  sim: SimOnMemory | null;
+  clock: Clock;
+}
+
+async function chooseGateway(cfg: Config, log: Logger): Promise<GatewayChoice> {
+  const simClock = (): Clock => new ScaledClock(cfg.simTimeScale);
+  const sim = (clock: Clock): GatewayChoice => {
+    const s = startSimOnMemory({ nodes: cfg.simNodes, seed: cfg.simSeed, clock });
+    return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
+  };
+  const real = new ScaledClock(1);
+  const tlog = (msg: string, fields?: object): void => log.debug({ ...fields }, msg);
+  switch (cfg.gateway.kind) {
+    case 'sim':
+      log.warn(
+        { nodes: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
+        'using the SIMULATED gateway and fleet',
+      );
+      return sim(simClock());
+    case 'serial': {
+      const path = cfg.gateway.path;
+      return {
+        linkFactory: () => new SerialLink(path, { log: tlog }),
+        transport: 'serial',
+        port: path,
+        sim: null,
+        clock: real,
+      };
+    }
+    case 'tcp': {
+      const { host, port } = cfg.gateway;
+      return {
+        linkFactory: () => new TcpLink(host, port, { clock: real }),
+        transport: 'tcp',
+        port: `${host}:${port}`,
+        sim: null,
+        clock: real,
+      };
+    }
+    case 'auto': {
+      const res = await detectGateway({ clock: real, log: tlog });
+      if (res.found) {
+        const path = res.found.path;
+        log.info({ port: path, gateway_mac: res.found.mac, tried: res.tried }, 'gateway found');
+        return {
+          linkFactory: () => new SerialLink(path, { log: tlog }),
+          transport: 'serial',
+          port: path,
+          sim: null,
+          clock: real,
+        };
+      }
+      log.warn(
+        { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },
+        'no gateway answered the identify ping: using the SIMULATED gateway and fleet',
+      );
+      return sim(simClock());
+    }
+  }
+}
+
+export async function startHost(
+  cfg: Config,
+  log: Logger,
+  overrides: HostOverrides = {},
+): Promise<HostHandle> {
+  const gw = await chooseGateway(cfg, log);
+  const clock = gw.clock;
+  const bus = new EventBus();
+  const store = new Store({ persistence: new FileStatePersistence(cfg.dataDir), bus, clock, log });
+  const tasks = new TaskManager(bus, clock, log);
+  const driver: GatewayDriver = createGatewayDriver({
+    linkFactory: gw.linkFactory,
+    clock,
+    transport: gw.transport,
+    port: gw.port,
+    log: log.child({ mod: 'gateway' }),
+    options: overrides.driverOptions,
+  });
+  const master = new MasterView(driver, bus, clock);
+  const registry = new DeviceRegistry(store, driver, clock, log);
+  const groups = new GroupService(store);
+  let phase: 'booting' | 'ready' = 'booting';
+  const svc: AppServices = {
+    clock,
+    log,
+    bus,
+    store,
+    tasks,
+    driver,
+    master,
+    registry,
+    groups,
+    discovery: new DiscoveryService({ driver, registry, groups, tasks }),
+    status: new StatusService({ driver, registry, groups, tasks }),
+    deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
+    control: new ControlService({ store, driver, registry, groups, master }),
+    wifi: new HostWifiService(cfg.wifi, overrides.runner ?? processRunner(), log),
+    phase: () => phase,
+  };
+  const unsubs = wireEvents(svc);
+
+  // HTTP first, so `phase: booting` is observable while state and link come up.
+  const { app, sse } = await buildApp(svc, { prefix: cfg.prefix, security: { password: cfg.password } });
+  await app.listen({ port: cfg.port, host: cfg.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : cfg.port;
+  const hostForUrl = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  const url = `http://${hostForUrl === '0.0.0.0' ? '127.0.0.1' : hostForUrl}:${port}${cfg.prefix}`;
+  if (!['127.0.0.1', 'localhost', '::1'].includes(cfg.host) && !cfg.password) {
+    log.warn(
+      { host: cfg.host },
+      'listening on a non-loopback address without --password: anyone on the network can control the fleet',
+    );
+  }
+
+  await store.load();
+  unsubs.push(registry.attach());
+  gw.sim?.fleet.start();
+  await driver.start();
+  phase = 'ready';
+  log.info(
+    { url, transport: gw.transport, port: gw.port, ready: driver.readiness().ready },
+    'lightnet ready',
+  );
+
+  let closed = false;
+  return {
+    app,
+    url,
+    port,
+    services: svc,
+    sim: gw.sim,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await shutdown(svc, app, sse, gw.sim);
+      for (const u of unsubs) u();
+    },
+  };
+}
+
+/** Task boundaries → master events and the post-task refresh; readiness → SSE `gateway`. */
+function wireEvents(svc: AppServices): (() => void)[] {
+  const lastState = new Map<number, TaskSnapshot['state']>();
+  return [
+    svc.bus.on('task', (t) => {
+      if (lastState.get(t.id) === t.state) return;
+      lastState.set(t.id, t.state);
+      const name = `TASK_${t.name.toUpperCase()}`;
+      if (t.state === 'running') svc.master.note(`${name}_START`);
+      else if (t.state === 'done') {
+        svc.master.note(`${name}_DONE`);
+        svc.bus.emit('scopes', ['DEVICE_MEMBERSHIP']);
+      } else svc.master.note(`${name}_ERROR`, t.last_error);
+    }),
+    svc.driver.on('readiness', (r) => svc.bus.emit('gateway', r)),
+    svc.driver.on('master', (m) => {
+      if (m.state === 'RX_WINDOW') svc.tasks.bumpCurrent('rx_window_events');
+    }),
+  ];
+}
+
+async function shutdown(
+  svc: AppServices,
+  app: FastifyInstance,
+  sse: SseHub,
+  sim: SimOnMemory | null,
+): Promise<void> {
+  const { log } = svc;
+  sse.close();
+  const closing = app.close();
+  if (svc.tasks.cancel()) {
+    log.info({}, 'cancelling the running task for shutdown');
+    await Promise.race([svc.tasks.settled(), new Promise((r) => setTimeout(r, 5000))]);
+  }
+  await svc.store.close();
+  await svc.driver.stop();
+  sim?.fleet.stop();
+  await closing;
+  log.info({}, 'lightnet stopped');
+}

@@ -1,0 +1,105 @@
+/**
+ * Builds the Fastify app: body parsing that tolerates empty or non-JSON bodies,
+ * security (optional password, cross-origin refusal), JSON 404/405, the error
+ * mapper, the SSE stream and one plugin per resource, all under the mount prefix.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppServices } from '../services/index.ts';
+import { errorHandler } from './errors.ts';
+import { installSecurity, type SecurityOptions } from './security.ts';
+import { SseHub } from './sse.ts';
+import { deviceRoutes } from './routes/devices.ts';
+import { groupRoutes } from './routes/groups.ts';
+import { stateRoutes } from './routes/state.ts';
+import { systemRoutes } from './routes/system.ts';
+
+export interface AppOptions {
+  prefix: string;
+  security: SecurityOptions;
+  bodyLimit?: number;
+}
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(
+  svc: AppServices,
+  opts: AppOptions,
+): Promise<{ app: FastifyInstance; sse: SseHub }> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: opts.bodyLimit ?? JSON_BODY_LIMIT,
+    return503OnClosing: true,
+  });
+  const prefix = opts.prefix === '/' ? '' : opts.prefix.replace(/\/+$/, '');
+
+  // Convention 1: an empty or non-JSON body is treated as {}.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (!text.trim()) return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(null, {});
+    }
+  });
+
+  // Which methods exist per path, so an unknown method answers 405 rather than 404.
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (r) => {
+    const methods = Array.isArray(r.method) ? r.method : [r.method];
+    const set = methodsByPath.get(r.url) ?? new Set<string>();
+    for (const m of methods) set.add(m);
+    methodsByPath.set(r.url, set);
+  });
+
+  app.setErrorHandler(errorHandler(svc.log));
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '';
+    const allowed = methodsByPath.get(path);
+    if (allowed && !allowed.has(req.method)) {
+      void reply
+        .code(405)
+        .header('Allow', [...allowed].join(', '))
+        .send({ ok: false, error: `method ${req.method} not allowed for ${path}` });
+      return;
+    }
+    void reply.code(404).send({ ok: false, error: `not found: ${req.method} ${path}` });
+  });
+
+  installSecurity(app, prefix, opts.security);
+
+  const sse = new SseHub(
+    svc.bus,
+    () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
+    svc.log,
+  );
+  const sseHandler = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    reply.hijack();
+    await sse.connect(req.raw, reply.raw);
+  };
+  app.get(`${prefix}/sse`, sseHandler);
+  app.get(`${prefix}/api/events`, sseHandler);
+
+  await app.register(
+    async (api) => {
+      await api.register(systemRoutes(svc));
+      await api.register(deviceRoutes(svc));
+      await api.register(groupRoutes(svc));
+      await api.register(stateRoutes(svc));
+    },
+    { prefix: `${prefix}/api` },
+  );
+
+  if (prefix) app.get('/', (_req, reply) => reply.redirect(`${prefix}/`));
+  app.get(`${prefix}/`, (_req, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><meta charset="utf-8"><title>Lightnet</title><h1>Lightnet</h1>` +
+          `<p>The web UI is not built yet. The API lives under <code>${prefix}/api/</code> ` +
+          `(try <a href="${prefix}/api/devices">${prefix}/api/devices</a>), live events at <code>${prefix}/sse</code>.</p>`,
+      ),
+  );
+  return { app, sse };
+}

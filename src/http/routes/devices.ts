@@ -1,0 +1,129 @@
+/** Devices: list, discovery and status tasks, rename/regroup, control, indicate, raw config. */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ValidationError } from '../../errors.ts';
+import { RAW_CONFIG_OPTIONS } from '../../protocol/config-options.ts';
+import { DeviceRegistry } from '../../services/device-registry.ts';
+import type { AppServices } from '../../services/index.ts';
+import { bodyObject, parseAddrList, parseBody, zInt, zMacList } from '../validation.ts';
+
+const nullable = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
+
+const discoverSchema = z.object({
+  targetGroupId: nullable(zInt(0, 254)),
+  newGroupName: nullable(z.string({ error: 'must be a string' })),
+  discoveryGroup: nullable(z.union([z.literal('all').transform(() => 255), zInt(0, 255)])),
+});
+
+const statusSchema = z.object({
+  selection: nullable(zMacList),
+  macs: nullable(zMacList),
+  groupId: nullable(zInt(0, 255)),
+});
+
+const updateMetaSchema = z.object({
+  macs: zMacList.min(1, 'must not be empty'),
+  groupId: nullable(zInt(0, 254)),
+  name: nullable(z.string({ error: 'must be a string' })),
+});
+
+const controlSchema = z.object({
+  macs: nullable(zMacList),
+  groupId: nullable(zInt(0, 255)),
+  flags: zInt(0, 255),
+  presetId: zInt(0, 255),
+  brightness: zInt(0, 255),
+});
+
+const indicateSchema = z.object({
+  macs: zMacList.min(1, 'must not be empty'),
+  indicator_type: nullable(zInt(0, 255)),
+  duration_sec: nullable(zInt(-1_000_000, 1_000_000)),
+});
+
+const configSchema = z.object({
+  mac: nullable(z.string({ error: 'must be a string' })),
+  macs: nullable(zMacList),
+  option: zInt(0, 255),
+  data0: nullable(zInt(0, 255)),
+  data1: nullable(zInt(0, 255)),
+  data2: nullable(zInt(0, 255)),
+  data3: nullable(zInt(0, 255)),
+});
+
+export const deviceRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+  api.get('/devices', async () => ({ ok: true, devices: svc.registry.rows() }));
+
+  api.post('/discover', async (req) => {
+    const b = parseBody(discoverSchema, bodyObject(req.body));
+    return { ok: true, task: svc.discovery.start(b) };
+  });
+
+  api.post('/status', async (req) => {
+    const b = parseBody(statusSchema, bodyObject(req.body));
+    const list = b.selection ?? b.macs;
+    const field = b.selection ? 'selection' : 'macs';
+    const selection = list !== undefined ? parseAddrList(list, field) : undefined;
+    return { ok: true, task: svc.status.start({ selection, groupId: b.groupId }) };
+  });
+
+  api.post('/devices/update-meta', async (req) => {
+    const b = parseBody(updateMetaSchema, bodyObject(req.body));
+    const macs = parseAddrList(b.macs, 'macs');
+    if (b.groupId !== undefined)
+      return { ok: true, task: svc.deviceMeta.startGroupChange(macs, b.groupId, b.name) };
+    if (b.name === undefined) throw new ValidationError('name or groupId: give at least one of them');
+    const [only] = macs;
+    if (macs.length !== 1 || !only) throw new ValidationError('macs: a rename takes exactly one device');
+    return { ok: true, ...svc.deviceMeta.rename(only, b.name) };
+  });
+
+  api.post('/devices/control', async (req) => {
+    const b = parseBody(controlSchema, bodyObject(req.body));
+    if ((b.macs === undefined) === (b.groupId === undefined)) {
+      throw new ValidationError('macs or groupId: give exactly one of them');
+    }
+    const target =
+      b.macs !== undefined ? { macs: parseAddrList(b.macs, 'macs') } : { groupId: b.groupId ?? 255 };
+    const r = await svc.control.control({
+      target,
+      flags: b.flags,
+      presetId: b.presetId,
+      brightness: b.brightness,
+    });
+    return { ok: true, changed: r.sent, ...(Object.keys(r.errors).length ? { errors: r.errors } : {}) };
+  });
+
+  api.post('/devices/indicate', async (req) => {
+    const b = parseBody(indicateSchema, bodyObject(req.body));
+    const macs = parseAddrList(b.macs, 'macs');
+    const duration = Math.min(255, Math.max(0, b.duration_sec ?? 5));
+    const r = await svc.control.indicate(macs, b.indicator_type ?? 4, duration);
+    return { ok: true, count: r.sent, ...(Object.keys(r.errors).length ? { errors: r.errors } : {}) };
+  });
+
+  api.post('/config', async (req) => {
+    const b = parseBody(configSchema, bodyObject(req.body));
+    const list = b.macs ?? (b.mac !== undefined ? [b.mac] : []);
+    if (list.length !== 1) throw new ValidationError('mac: select exactly one device');
+    const addr = DeviceRegistry.parseAddr(list[0], b.macs ? 'macs[0]' : 'mac');
+    if (!RAW_CONFIG_OPTIONS.includes(b.option)) {
+      throw new ValidationError(
+        `option: must be one of ${RAW_CONFIG_OPTIONS.map((o) => '0x' + o.toString(16).padStart(2, '0')).join(', ')}`,
+      );
+    }
+    const data: [number, number, number, number] = [b.data0 ?? 0, b.data1 ?? 0, b.data2 ?? 0, b.data3 ?? 0];
+    const r = await svc.control.rawConfig(addr, b.option, data);
+    return {
+      ok: true,
+      sent: r.sent,
+      recv3: addr,
+      option: b.option,
+      data0: data[0],
+      data1: data[1],
+      data2: data[2],
+      data3: data[3],
+      ...(r.sent === 0 ? { error: Object.values(r.errors)[0] } : {}),
+    };
+  });
+};

@@ -1,0 +1,54 @@
+/** Health, master/task/gateway snapshots, gateway retry and state query, options, host WiFi. */
+import type { FastifyInstance } from 'fastify';
+import { UnavailableError } from '../../errors.ts';
+import type { AppServices } from '../../services/index.ts';
+
+export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+  api.get('/health', async () => {
+    const warnings: string[] = [];
+    if (svc.store.loadWarning) warnings.push(svc.store.loadWarning);
+    if (svc.store.writeError) warnings.push(svc.store.writeError);
+    const gw = svc.driver.readiness();
+    if (gw.transport === 'sim') warnings.push('gateway: running on the simulated fleet (no hardware)');
+    return { ok: true, ts: svc.clock.now() / 1000, phase: svc.phase(), warnings };
+  });
+
+  api.get('/master', async () => ({
+    ok: true,
+    master: svc.master.snapshot(),
+    task: svc.tasks.current(),
+    gateway: svc.driver.readiness(),
+  }));
+
+  api.get('/task', async () => ({ ok: true, task: svc.tasks.current() }));
+
+  api.post('/task/cancel', async () => {
+    const task = svc.tasks.cancel();
+    return { ok: true, cancelled: task !== null, task: task ?? svc.tasks.current() };
+  });
+
+  api.get('/gateway', async () => ({ ok: true, gateway: svc.driver.readiness() }));
+
+  api.post('/gateway/retry', async () => {
+    const gateway = await svc.driver.retry();
+    return { ok: gateway.ready, gateway };
+  });
+
+  api.post('/gateway/query-state', async () => {
+    if (!svc.driver.readiness().ready) {
+      throw new UnavailableError('gateway_service unavailable', {
+        state: 'UNKNOWN',
+        state_byte: 255,
+        state_metadata_ms: 0,
+        detail: svc.driver.readiness().last_error,
+      });
+    }
+    const r = await svc.driver.queryState();
+    return { ok: r.ok, state: r.state, state_byte: r.state_byte, state_metadata_ms: r.state_metadata_ms };
+  });
+
+  // No LED preset file source yet: the preset-file feature fills this list.
+  api.get('/options', async () => ({ ok: true, presets: [] }));
+
+  api.get('/wifi/interfaces', async () => ({ ok: true, ifaces: await svc.wifi.interfaces() }));
+};

@@ -1,0 +1,93 @@
+/**
+ * The live event stream. One channel; every client gets the current `master` and
+ * `task` on connect, then `refresh`, `task`, `master`, `gateway` and
+ * `scene_progress` as they happen, and a keep-alive comment about every 2 s.
+ * Refresh bursts are coalesced (each token at most 10 times per second), and a
+ * client whose socket buffer keeps growing is dropped instead of buffered forever.
+ */
+import type { ServerResponse, IncomingMessage } from 'node:http';
+import { createChannel, createSession, type Session } from 'better-sse';
+import type { EventBus } from '../events.ts';
+import type { Logger } from '../logger.ts';
+import { refreshTokens, type RefreshToken } from '../state/scopes.ts';
+import type { TaskSnapshot } from '../tasks/task-manager.ts';
+import type { MasterSnapshot } from '../gateway/types.ts';
+
+export const SSE_KEEPALIVE_MS = 2000;
+const REFRESH_COALESCE_MS = 100;
+/** A client with this much unsent data is considered stuck and dropped. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+interface SessionState {
+  res: ServerResponse;
+}
+
+export class SseHub {
+  private readonly channel = createChannel<Record<string, unknown>, SessionState>();
+  private pending = new Set<RefreshToken>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private readonly unsubscribe: (() => void)[] = [];
+
+  constructor(
+    bus: EventBus,
+    private readonly seed: () => { master: MasterSnapshot; task: TaskSnapshot | null },
+    private readonly log: Logger,
+  ) {
+    this.unsubscribe.push(
+      bus.on('scopes', (scopes) => this.queueRefresh(refreshTokens(scopes))),
+      bus.on('task', (t) => this.broadcast('task', t)),
+      bus.on('master', (m) => this.broadcast('master', m)),
+      bus.on('gateway', (g) => this.broadcast('gateway', g)),
+      bus.on('scene_progress', (p) => this.broadcast('scene_progress', p)),
+    );
+  }
+
+  get clientCount(): number {
+    return this.channel.sessionCount;
+  }
+
+  async connect(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const session: Session<SessionState> = await createSession<SessionState>(req, res, {
+      keepAlive: SSE_KEEPALIVE_MS,
+      retry: 2000,
+      headers: { Connection: 'close', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+      state: { res },
+    });
+    const { master, task } = this.seed();
+    session.push(master, 'master');
+    session.push(task, 'task');
+    this.channel.register(session);
+  }
+
+  /** Ends every stream (shutdown). */
+  close(): void {
+    for (const u of this.unsubscribe) u();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    for (const s of this.channel.activeSessions) s.state.res.end();
+  }
+
+  private queueRefresh(tokens: RefreshToken[]): void {
+    if (tokens.length === 0) return;
+    for (const t of tokens) this.pending.add(t);
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      const what = [...this.pending];
+      this.pending = new Set();
+      this.broadcast('refresh', { what });
+    }, REFRESH_COALESCE_MS);
+  }
+
+  private broadcast(event: string, data: unknown): void {
+    for (const s of this.channel.activeSessions) {
+      const res = s.state.res;
+      if (res.writableLength > MAX_BUFFERED_BYTES) {
+        this.log.warn({ buffered: res.writableLength }, 'dropping slow SSE client');
+        this.channel.deregister(s);
+        res.destroy();
+        continue;
+      }
+      s.push(data, event);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Request validation at the edge: zod schemas for the shapes routes accept, and one
+ * function that turns the first zod issue into a ValidationError naming the field.
+ */
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { DeviceRegistry } from '../services/device-registry.ts';
+import type { Addr } from '../protocol/types.ts';
+
+/** An integer, also given as a decimal string (older clients send form values). */
+export const zInt = (min: number, max: number) =>
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^-?\d+$/, 'must be an integer')
+        .transform(Number),
+    ])
+    .pipe(
+      z
+        .number({ error: 'must be an integer' })
+        .int('must be an integer')
+        .min(min, `must be >= ${min}`)
+        .max(max, `must be <= ${max}`),
+    );
+
+/** A boolean, also given as "true"/"false"/"1"/"0" or 0/1. */
+export const zBool = z.union([
+  z.boolean(),
+  z.literal(0).transform(() => false),
+  z.literal(1).transform(() => true),
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
+    .transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
+]);
+
+export const zAddrString = z.string({ error: 'must be a string of 6 or 12 hex characters' });
+export const zMacList = z.array(zAddrString, { error: 'must be a list of addresses' });
+
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const res = schema.safeParse(body ?? {});
+  if (res.success) return res.data;
+  const issue = res.error.issues[0];
+  if (!issue) throw new ValidationError('invalid request');
+  const field = issue.path.length ? issue.path.join('.') : 'body';
+  const msg = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  throw new ValidationError(`${field}: ${msg}`);
+}
+
+/** Parses a list of user addresses; names the offending entry. */
+export function parseAddrList(list: readonly string[], field: string): Addr[] {
+  return list.map((a, i) => DeviceRegistry.parseAddr(a, `${field}[${i}]`));
+}
+
+/** The JSON body as an object; anything else (absent, array, scalar) counts as {} (convention 1). */
+export function bodyObject(body: unknown): Record<string, unknown> {
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+}

@@ -1,0 +1,38 @@
+/** CLI entry: `npm start -- [options]`. Parses the configuration, starts the host, stops it on SIGINT/SIGTERM. */
+import { ConfigError, loadConfig } from './config.ts';
+import { startHost } from './host.ts';
+import { createLogger } from './logger.ts';
+
+async function main(): Promise<void> {
+  let cfg;
+  try {
+    cfg = loadConfig(process.argv.slice(2));
+  } catch (err) {
+    const e = err as Error & { code?: string; exitCode?: number };
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') process.exit(0);
+    console.error(`lightnet: ${err instanceof ConfigError ? e.message : e.message}`);
+    process.exit(2);
+  }
+  const log = createLogger(cfg.logLevel);
+  const host = await startHost(cfg, log);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    host.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err: (err as Error).message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(`lightnet: failed to start: ${(err as Error).message}`);
+  process.exit(1);
+});

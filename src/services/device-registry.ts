@@ -1,0 +1,212 @@
+/**
+ * The device registry: lookups by address, the device row served by the API, and
+ * the inbound pipeline that turns every forwarded reply (solicited or not) into
+ * device state — creation on IDENTIFY, STATUS fields, ACK bookkeeping, online marks,
+ * and the automatic SET_GROUP that puts a rebooted node back into its stored group.
+ */
+import type { Clock } from '../clock.ts';
+import type { Device } from '../domain/model.ts';
+import { newDevice } from '../domain/model.ts';
+import { materializeSpecials, type Capability } from '../domain/specials.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { GatewayDriver, InboundPacket } from '../gateway/types.ts';
+import type { Logger } from '../logger.ts';
+import { normalizeAddr } from '../protocol/addr.ts';
+import { deviceTypeInfo } from '../protocol/device-types.ts';
+import { BROADCAST, type Addr } from '../protocol/types.ts';
+import type { Store } from '../state/store.ts';
+
+const AUTO_RESTORE_COOLDOWN_MS = 2000;
+const AUTO_RESTORE_MAX_PARALLEL = 8;
+/** CONFIG options whose acknowledged value is mirrored into configByte (bit per option). */
+const CONFIG_BYTE_BITS: Record<number, number> = { 0x01: 0x01, 0x03: 0x02, 0x04: 0x04 };
+
+export type DeviceRow = Omit<Device, 'specials'> & {
+  dev_type_name: string;
+  dev_type_caps: string[];
+  caps: number;
+  specials: Record<string, number>;
+  [flatSpecial: string]: unknown;
+};
+
+export interface ReplyCounters {
+  onIdentify?: (addr: Addr) => void;
+  onStatus?: (addr: Addr) => void;
+}
+
+export class DeviceRegistry {
+  private readonly restoreCooldown = new Map<Addr, number>();
+  private restoresRunning = 0;
+  private readonly pendingConfig = new Map<Addr, { option: number; data0: number }>();
+  /** Suppresses the automatic SET_GROUP while discovery runs (it re-homes nodes itself). */
+  discoveryRunning = false;
+  counters: ReplyCounters = {};
+
+  constructor(
+    private readonly store: Store,
+    private readonly driver: GatewayDriver,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  attach(): () => void {
+    return this.driver.on('packet', (p) => this.handlePacket(p));
+  }
+
+  all(): readonly Device[] {
+    return this.store.state.devices;
+  }
+
+  find(addr: Addr): Device | undefined {
+    return this.store.state.devices.find((d) => d.addr === addr);
+  }
+
+  /** Parses a user-supplied address (6 or 12 hex, separators allowed); 400 when unusable. */
+  static parseAddr(input: unknown, field: string, opts: { allowBroadcast?: boolean } = {}): Addr {
+    if (typeof input !== 'string')
+      throw new ValidationError(`${field} must be a string of 6 or 12 hex characters`);
+    const hex = input.replace(/[:\-\s]/g, '');
+    const addr = /^[0-9a-fA-F]{6}$|^[0-9a-fA-F]{12}$/.test(hex) ? normalizeAddr(hex) : null;
+    if (!addr)
+      throw new ValidationError(`${field} must be 6 or 12 hex characters, got ${JSON.stringify(input)}`);
+    if (addr === BROADCAST && !opts.allowBroadcast)
+      throw new ValidationError(`${field}: broadcast address not allowed`);
+    return addr;
+  }
+
+  require(addr: Addr): Device {
+    const d = this.find(addr);
+    if (!d) throw new NotFoundError(`device not found: ${addr}`);
+    return d;
+  }
+
+  /** Remembers a CONFIG sent to a device so its ACK can update configByte. */
+  noteConfigSent(addr: Addr, option: number, data0: number): void {
+    if (option in CONFIG_BYTE_BITS) this.pendingConfig.set(addr, { option, data0 });
+  }
+
+  /** Sets stored groups (memory + disk); the radio push is the caller's job. */
+  assignGroups(items: readonly { addr: Addr; groupId: number }[]): void {
+    this.store.mutate(['DEVICE_MEMBERSHIP'], (s) => {
+      for (const it of items) {
+        const d = s.devices.find((x) => x.addr === it.addr);
+        if (d) d.groupId = it.groupId;
+      }
+    });
+  }
+
+  /** Marks devices offline (e.g. a status poll they did not answer). */
+  markOffline(addrs: Iterable<Addr>): number {
+    let n = 0;
+    const set = new Set(addrs);
+    this.store.mutate(['DEVICES'], (s) => {
+      for (const d of s.devices) {
+        if (set.has(d.addr) && d.online) {
+          d.online = false;
+          n++;
+        }
+      }
+    });
+    return n;
+  }
+
+  row(d: Device): DeviceRow {
+    const info = deviceTypeInfo(d.dev_type);
+    const specials = materializeSpecials(info.caps as Capability[], d.specials);
+    return {
+      ...specials,
+      ...d,
+      dev_type_name: info.name,
+      dev_type_caps: info.caps,
+      caps: d.dev_type,
+      specials,
+    };
+  }
+
+  rows(): DeviceRow[] {
+    return this.store.state.devices.map((d) => this.row(d));
+  }
+
+  private handlePacket(p: InboundPacket): void {
+    const r = p.reply;
+    if (!r) return;
+    const addr = p.packet.sender;
+    const nowS = this.clock.now() / 1000;
+    const heard = (d: Device): void => {
+      d.host_rssi = p.rssi;
+      d.host_snr = p.snr;
+      d.last_seen_ts = nowS;
+      d.online = true;
+    };
+    if (r.kind === 'IDENTIFY_REPLY') {
+      this.counters.onIdentify?.(addr);
+      let created = false;
+      let restoreTo: number | null = null;
+      this.store.mutate(['DEVICES'], (s) => {
+        let d = s.devices.find((x) => x.addr === addr);
+        if (!d) {
+          d = newDevice(addr, r.mac, r.devType);
+          s.devices.push(d);
+          created = true;
+        }
+        d.full_mac = r.mac;
+        d.dev_type = r.devType;
+        d.version = r.fw;
+        heard(d);
+        const groupExists = (g: number): boolean => s.groups.some((x) => x.id === g);
+        if (d.groupId === 0 && r.groupId !== 0 && groupExists(r.groupId)) d.groupId = r.groupId;
+        else if (!created && r.groupId === 0 && d.groupId !== 0) restoreTo = d.groupId;
+      });
+      if (created) this.log.info({ addr, mac: r.mac, type: r.devType }, 'new device');
+      if (restoreTo !== null) this.autoRestore(addr, restoreTo);
+      return;
+    }
+    const d = this.find(addr);
+    if (!d) return; // replies from unknown senders only count once they identify
+    if (r.kind === 'STATUS_REPLY') {
+      this.counters.onStatus?.(addr);
+      this.store.mutate(['DEVICES'], () => {
+        d.flags = r.flags;
+        d.configByte = r.configByte;
+        d.effectId = r.effectId;
+        d.brightness = r.brightness;
+        d.voltage_mV = r.vbatMv;
+        d.node_rssi = r.rssi;
+        d.node_snr = r.snr;
+        heard(d);
+      });
+    } else if (r.kind === 'ACK') {
+      this.store.mutate(['DEVICES'], () => {
+        d.last_ack = { ok: r.status === 0, opcode: r.ackOf, status: r.status, seq: r.seq, ts: nowS };
+        heard(d);
+        const pending = this.pendingConfig.get(addr);
+        if (r.ackOf === 0x05 && pending) {
+          this.pendingConfig.delete(addr);
+          const bit = CONFIG_BYTE_BITS[pending.option] ?? 0;
+          if (r.status === 0) d.configByte = pending.data0 !== 0 ? d.configByte | bit : d.configByte & ~bit;
+        }
+      });
+    } else {
+      this.store.mutate(['DEVICES'], () => heard(d));
+    }
+  }
+
+  /** A known node announced itself in group 0: push its stored group back (rate-limited). */
+  private autoRestore(addr: Addr, groupId: number): void {
+    if (this.discoveryRunning || this.restoresRunning >= AUTO_RESTORE_MAX_PARALLEL) return;
+    const now = this.clock.now();
+    if (now - (this.restoreCooldown.get(addr) ?? -Infinity) < AUTO_RESTORE_COOLDOWN_MS) return;
+    this.restoreCooldown.set(addr, now);
+    this.restoresRunning++;
+    void this.driver
+      .setGroup(addr, groupId, { priority: 'bulk' })
+      .then((res) => {
+        if (res.ok) this.log.info({ addr, groupId }, 'auto-restored group');
+        else {
+          this.log.warn({ addr, groupId, reason: res.reason }, 'auto-restore SET_GROUP failed');
+          this.markOffline([addr]);
+        }
+      })
+      .finally(() => this.restoresRunning--);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Pushing stored groups to nodes: SET_GROUP with ACK wait and retries, one device
+ * after the other, with progress meta and cancellation between devices. Used by the
+ * bulk_set_group and force_groups tasks, discovery's add-to-group and group delete.
+ */
+import type { GatewayDriver } from '../gateway/types.ts';
+import type { Addr } from '../protocol/types.ts';
+import type { TaskContext } from '../tasks/task-manager.ts';
+import type { DeviceRegistry } from './device-registry.ts';
+
+export interface PushItem {
+  addr: Addr;
+  groupId: number;
+}
+
+export interface PushResult {
+  changed: number;
+  skipped_offline: number;
+  timed_out: number;
+  total: number;
+  failed: Addr[];
+}
+
+export async function pushGroups(
+  items: readonly PushItem[],
+  deps: { driver: GatewayDriver; registry: DeviceRegistry },
+  ctx: TaskContext,
+  opts: {
+    skipOffline: boolean;
+    progress: (index: number, item: PushItem) => Record<string, unknown>;
+  },
+): Promise<PushResult> {
+  const res: PushResult = { changed: 0, skipped_offline: 0, timed_out: 0, total: items.length, failed: [] };
+  for (const [i, item] of items.entries()) {
+    ctx.checkpoint();
+    ctx.setMeta(opts.progress(i + 1, item));
+    const dev = deps.registry.find(item.addr);
+    if (!dev) continue;
+    if (opts.skipOffline && !dev.online) {
+      res.skipped_offline++;
+      continue;
+    }
+    const out = await deps.driver.setGroup(item.addr, item.groupId, { priority: 'bulk', signal: ctx.signal });
+    if (out.ok && out.value.ok) res.changed++;
+    else {
+      ctx.checkpoint();
+      res.timed_out++;
+      res.failed.push(item.addr);
+      deps.registry.markOffline([item.addr]);
+    }
+  }
+  return res;
+}

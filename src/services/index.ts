@@ -1,0 +1,34 @@
+/** The set of services the HTTP layer is handed by main.ts. */
+import type { Clock } from '../clock.ts';
+import type { EventBus } from '../events.ts';
+import type { GatewayDriver } from '../gateway/types.ts';
+import type { Logger } from '../logger.ts';
+import type { Store } from '../state/store.ts';
+import type { TaskManager } from '../tasks/task-manager.ts';
+import type { ControlService } from './control.ts';
+import type { DeviceMetaService } from './device-meta.ts';
+import type { DeviceRegistry } from './device-registry.ts';
+import type { DiscoveryService } from './discovery.ts';
+import type { GroupService } from './groups.ts';
+import type { HostWifiService } from './host-wifi.ts';
+import type { MasterView } from './master-view.ts';
+import type { StatusService } from './status.ts';
+
+export interface AppServices {
+  clock: Clock;
+  log: Logger;
+  bus: EventBus;
+  store: Store;
+  tasks: TaskManager;
+  driver: GatewayDriver;
+  master: MasterView;
+  registry: DeviceRegistry;
+  groups: GroupService;
+  discovery: DiscoveryService;
+  status: StatusService;
+  deviceMeta: DeviceMetaService;
+  control: ControlService;
+  wifi: HostWifiService;
+  /** booting until state is loaded and the gateway link's first attempt ended. */
+  phase: () => 'booting' | 'ready';
+}

@@ -1,0 +1,142 @@
+/**
+ * Forward migrations of `state.json`. Version 1 is the original host's combined
+ * devices+groups state (12-hex addresses, groups as a position-indexed list whose
+ * position 0 is a hidden all-nodes entry); version 2 is ours. Each step is a pure
+ * function from the previous shape to the next.
+ */
+import { z } from 'zod';
+import { normalizeAddr } from '../protocol/addr.ts';
+import {
+  emptyState,
+  MAX_GROUP_ID,
+  RESERVED_GROUP_NAMES,
+  newDevice,
+  type Device,
+  type StateModel,
+} from '../domain/model.ts';
+
+export const CURRENT_SCHEMA_VERSION = 2;
+
+const int = (v: unknown, dflt: number, min = 0, max = 255): number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : dflt;
+const intRange = (min: number, max: number) => z.number().int().min(min).max(max);
+
+const lastAckSchema = z
+  .object({
+    ok: z.boolean(),
+    opcode: z.number().int(),
+    status: z.number().int(),
+    seq: z.number().int(),
+    ts: z.number(),
+  })
+  .nullable();
+
+const deviceSchema = z.object({
+  addr: z.string().regex(/^[0-9A-F]{6}$/),
+  full_mac: z
+    .string()
+    .regex(/^[0-9A-F]{12}$/)
+    .nullable(),
+  name: z.string().max(200),
+  dev_type: intRange(0, 255),
+  groupId: intRange(0, MAX_GROUP_ID),
+  flags: intRange(0, 255),
+  configByte: intRange(0, 255),
+  presetId: intRange(0, 255),
+  effectId: intRange(0, 255),
+  brightness: intRange(0, 255),
+  specials: z.record(z.string(), z.number().int()),
+  voltage_mV: z.number().int(),
+  node_rssi: z.number().int(),
+  node_snr: z.number().int(),
+  host_rssi: z.number().int(),
+  host_snr: z.number().int(),
+  version: z.number().int(),
+  last_seen_ts: z.number(),
+  last_ack: lastAckSchema,
+  online: z.boolean(),
+});
+
+export const stateFileSchema = z.object({
+  schema_version: z.literal(CURRENT_SCHEMA_VERSION),
+  devices: z.array(deviceSchema),
+  groups: z.array(
+    z.object({ id: intRange(1, MAX_GROUP_ID), name: z.string().min(1), dev_type: intRange(0, 255) }),
+  ),
+  native_presets: z.array(z.unknown()),
+  scenes: z.array(z.unknown()),
+  settings: z.object({ led_presets_file: z.string().nullable() }),
+});
+
+export type StateFile = z.infer<typeof stateFileSchema>;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** v1 (original combined state) → v2. */
+function migrateV1(raw: Record<string, unknown>): StateModel {
+  const out = emptyState();
+  const rawGroups = Array.isArray(raw.groups) ? raw.groups : [];
+  // Old ids are list positions (0 = hidden all-nodes entry); ours are contiguous 1..n.
+  const idMap = new Map<number, number>();
+  rawGroups.forEach((g, pos) => {
+    if (pos === 0 || !isRecord(g)) return;
+    const name = typeof g.name === 'string' ? g.name.trim() : '';
+    if (!name || RESERVED_GROUP_NAMES.includes(name.toLowerCase())) return;
+    if (out.groups.length >= MAX_GROUP_ID) return;
+    const id = out.groups.length + 1;
+    idMap.set(pos, id);
+    out.groups.push({ id, name, dev_type: int(g.dev_type, 0) });
+  });
+  const seen = new Set<string>();
+  for (const d of Array.isArray(raw.devices) ? raw.devices : []) {
+    if (!isRecord(d) || typeof d.addr !== 'string') continue;
+    const addr = normalizeAddr(d.addr);
+    if (!addr || seen.has(addr)) continue;
+    seen.add(addr);
+    const hex = d.addr.replace(/[^0-9a-fA-F]/g, '').toUpperCase();
+    const devType = int(d.dev_type ?? d.device_type ?? d.caps ?? d.type, 0);
+    const dev: Device = newDevice(addr, hex.length === 12 ? hex : null, devType);
+    if (typeof d.name === 'string' && d.name.trim()) dev.name = d.name.trim().slice(0, 200);
+    dev.groupId = idMap.get(int(d.groupId, 0)) ?? 0;
+    dev.version = int(d.version, 0, 0, 0xffff);
+    dev.flags = int(d.flags, 1);
+    dev.presetId = int(d.presetId, 1);
+    dev.brightness = int(d.brightness, 70);
+    // The original sometimes kept specials at the top level of the record.
+    const specials = isRecord(d.specials) ? d.specials : d;
+    for (const [k, v] of Object.entries(specials)) {
+      if (/^(led|startblock)_/.test(k) && typeof v === 'number' && Number.isInteger(v))
+        dev.specials[k] = v & 0xffff;
+    }
+    out.devices.push(dev);
+  }
+  return out;
+}
+
+/**
+ * Parses any known version into the current model. Throws an Error describing the
+ * problem when the content is not a state file of a known version.
+ */
+export function migrateToCurrent(raw: unknown): { state: StateModel; fromVersion: number } {
+  if (!isRecord(raw)) throw new Error('state file is not a JSON object');
+  const version = raw.schema_version ?? 1;
+  if (version === 1) return { state: migrateV1(raw), fromVersion: 1 };
+  if (version === CURRENT_SCHEMA_VERSION) {
+    const parsed = stateFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(
+        `state file invalid at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'unknown'}`,
+      );
+    }
+    const { schema_version: _v, ...state } = parsed.data;
+    return { state: state as StateModel, fromVersion: CURRENT_SCHEMA_VERSION };
+  }
+  throw new Error(`unsupported state schema_version ${JSON.stringify(version)}`);
+}
+
+export function serializeState(state: StateModel): string {
+  const file: StateFile = { schema_version: CURRENT_SCHEMA_VERSION, ...state } as StateFile;
+  return JSON.stringify(file, null, 2) + '\n';
+}
