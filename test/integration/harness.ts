@@ -1,0 +1,218 @@
+/**
+ * Integration harness: starts the real host in-process on the simulated fleet
+ * (memory link, scaled clock) in a temp data dir, and gives a test an HTTP client
+ * and an SSE reader. Everything is torn down afterwards.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../../src/config.ts';
+import { startHost, type HostHandle, type HostOverrides } from '../../src/host.ts';
+import { silentLogger, createLogger } from '../../src/logger.ts';
+import type { TaskSnapshot } from '../../src/tasks/task-manager.ts';
+
+export interface HostOptions {
+  nodes?: number;
+  seed?: number;
+  timeScale?: number;
+  dataDir?: string;
+  password?: string;
+  prefix?: string;
+  overrides?: HostOverrides;
+}
+
+export interface HttpResult<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface Harness {
+  host: HostHandle;
+  dataDir: string;
+  url: string;
+  get<T = Record<string, unknown>>(path: string, init?: RequestInit): Promise<HttpResult<T>>;
+  post<T = Record<string, unknown>>(path: string, body?: unknown, init?: RequestInit): Promise<HttpResult<T>>;
+  sse(): Promise<SseReader>;
+  /** Waits (via the task endpoint's SSE events) until the task with this id ends. */
+  waitTask(id: number, timeoutMs?: number): Promise<TaskSnapshot>;
+}
+
+export function testConfig(dataDir: string, o: HostOptions = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    prefix: o.prefix ?? '/lightnet',
+    dataDir,
+    gateway: { kind: 'sim' },
+    gatewayText: 'sim',
+    simNodes: o.nodes ?? 6,
+    simSeed: o.seed ?? 7,
+    simTimeScale: o.timeScale ?? 0.1,
+    wifi: 'none',
+    password: o.password ?? null,
+    logLevel: 'silent',
+    configFile: null,
+  };
+}
+
+export async function withHost<T>(o: HostOptions, fn: (h: Harness) => Promise<T>): Promise<T> {
+  const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'lightnet-it-')));
+  const log = process.env.LIGHTNET_TEST_LOG ? createLogger(process.env.LIGHTNET_TEST_LOG) : silentLogger();
+  const host = await startHost(testConfig(dataDir, o), log, o.overrides);
+  const readers: SseReader[] = [];
+  const request = async <R>(
+    method: string,
+    path: string,
+    body?: unknown,
+    init: RequestInit = {},
+  ): Promise<HttpResult<R>> => {
+    const headers = new Headers(init.headers);
+    if (body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    const res = await fetch(host.url + path, {
+      ...init,
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* non-JSON bodies stay text so tests can assert on them */
+    }
+    return { status: res.status, body: parsed as R, headers: res.headers };
+  };
+  const h: Harness = {
+    host,
+    dataDir,
+    url: host.url,
+    get: (path, init) => request('GET', path, undefined, init),
+    post: (path, body, init) => request('POST', path, body, init),
+    sse: async () => {
+      const r = await SseReader.connect(host.url + '/sse');
+      readers.push(r);
+      return r;
+    },
+    waitTask: async (id, timeoutMs = 60_000) => {
+      const current = host.services.tasks.current();
+      if (current && current.id === id && current.state !== 'running') return current;
+      return new Promise<TaskSnapshot>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          off();
+          reject(new Error(`task ${id} did not end within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const off = host.services.bus.on('task', (t) => {
+          if (t.id === id && t.state !== 'running') {
+            clearTimeout(timer);
+            off();
+            resolve(t);
+          }
+        });
+      });
+    },
+  };
+  try {
+    return await fn(h);
+  } finally {
+    for (const r of readers) r.close();
+    await host.close();
+    if (!o.dataDir) await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+export interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+/** Reads an SSE stream with fetch and parses events; tests wait on predicates. */
+export class SseReader {
+  readonly events: SseEvent[] = [];
+  comments = 0;
+  private waiters: { pred: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }[] = [];
+  private constructor(
+    private readonly abort: AbortController,
+    readonly headers: Headers,
+  ) {}
+
+  static async connect(url: string): Promise<SseReader> {
+    const abort = new AbortController();
+    const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    if (!res.body) throw new Error('no SSE body');
+    const reader = new SseReader(abort, res.headers);
+    void reader.pump(res.body);
+    return reader;
+  }
+
+  /** Resolves with the first event (already received or future) that matches. */
+  waitFor(
+    event: string,
+    pred: (data: unknown) => boolean = () => true,
+    timeoutMs = 30_000,
+  ): Promise<SseEvent> {
+    const match = (e: SseEvent): boolean => e.event === event && pred(e.data);
+    const found = this.events.find(match);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no SSE "${event}" event matched within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        pred: match,
+        resolve: (e) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      });
+    });
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+
+  private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let buf = '';
+    try {
+      for await (const chunk of body) {
+        buf += decoder.decode(chunk, { stream: true });
+        let idx;
+        while ((idx = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, idx);
+          buf = buf.slice(idx + 2);
+          this.parse(block);
+        }
+      }
+    } catch {
+      /* aborted */
+    }
+  }
+
+  private parse(block: string): void {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) this.comments++;
+      else if (line.startsWith('event:')) event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+    }
+    if (data.length === 0) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data.join('\n'));
+    } catch {
+      parsed = data.join('\n');
+    }
+    const e = { event, data: parsed };
+    this.events.push(e);
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.pred(e)) return true;
+      w.resolve(e);
+      return false;
+    });
+  }
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+
+describe('runtime configuration', () => {
+  it('defaults', () => {
+    const c = loadConfig([], {});
+    expect(c).toMatchObject({
+      port: 5077,
+      host: '127.0.0.1',
+      prefix: '/lightnet',
+      dataDir: './data',
+      gateway: { kind: 'auto' },
+    });
+  });
+
+  it('flags-beat-environment', () => {
+    const c = loadConfig(
+      ['--port', '6000', '--gateway', 'tcp:127.0.0.1:7000', '--sim-nodes', '50', '--prefix', '/x/'],
+      { LIGHTNET_PORT: '7000', LIGHTNET_HOST: '0.0.0.0', LIGHTNET_PASSWORD: 'pw' },
+    );
+    expect(c).toMatchObject({
+      port: 6000,
+      host: '0.0.0.0',
+      prefix: '/x',
+      simNodes: 50,
+      password: 'pw',
+      gateway: { kind: 'tcp', host: '127.0.0.1', port: 7000 },
+    });
+  });
+
+  it.each([
+    [['--port', 'abc'], /--port/],
+    [['--port', '70000'], /--port/],
+    [['--gateway', 'usb'], /--gateway|invalid/],
+    [['--sim-nodes', '-1'], /--sim-nodes/],
+    [['--wifi', 'iwd'], /--wifi/],
+    [['--prefix', 'no slash'], /--prefix/],
+    [['--log-level', 'loud'], /--log-level/],
+  ])('rejects %j', (argv, msg) => {
+    expect(() => loadConfig(argv, {})).toThrow(ConfigError);
+    expect(() => loadConfig(argv, {})).toThrow(msg);
+  });
+});

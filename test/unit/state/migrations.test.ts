@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { migrateToCurrent, serializeState, CURRENT_SCHEMA_VERSION } from '../../../src/state/migrations.ts';
+
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/state/${name}`, import.meta.url), 'utf8'));
+
+describe('state migrations', () => {
+  it('original-v1-combined-state-migrates-to-current', () => {
+    const { state, fromVersion } = migrateToCurrent(fixture('original-v1.json'));
+    expect(fromVersion).toBe(1);
+    // Position 0 (all-nodes) and the reserved "Unconfigured" entry are dropped; ids become contiguous.
+    expect(state.groups).toEqual([
+      { id: 1, name: 'Pit Wall', dev_type: 0 },
+      { id: 2, name: 'Start', dev_type: 50 },
+    ]);
+    expect(state.devices).toHaveLength(2);
+    const [a, b] = state.devices;
+    expect(a).toMatchObject({
+      addr: '9EBFE4',
+      full_mac: '3C84279EBFE4',
+      name: 'Pit Wall Left',
+      dev_type: 10,
+      groupId: 1,
+      presetId: 3,
+      brightness: 90,
+      online: false,
+    });
+    expect(a?.specials.led_seg0_stop).toBe(150);
+    // Old group 3 ("Start") is new group 2; top-level specials are picked up.
+    expect(b).toMatchObject({ addr: 'AABBCC', dev_type: 50, groupId: 2 });
+    expect(b?.specials.startblock_slots).toBe(4);
+  });
+
+  it('current-format-round-trips', () => {
+    const { state } = migrateToCurrent(fixture('original-v1.json'));
+    const again = migrateToCurrent(JSON.parse(serializeState(state)));
+    expect(again.fromVersion).toBe(CURRENT_SCHEMA_VERSION);
+    expect(again.state).toEqual(state);
+  });
+
+  it('rejects-unknown-versions-and-invalid-content', () => {
+    expect(() => migrateToCurrent({ schema_version: 99 })).toThrow(/unsupported/);
+    expect(() => migrateToCurrent([])).toThrow(/not a JSON object/);
+    expect(() =>
+      migrateToCurrent({
+        schema_version: 2,
+        devices: [{ addr: 'zz' }],
+        groups: [],
+        native_presets: [],
+        scenes: [],
+        settings: {},
+      }),
+    ).toThrow(/devices\.0/);
+  });
+});
