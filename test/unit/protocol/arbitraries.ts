@@ -178,14 +178,12 @@ const rawPacketInbound: fc.Arbitrary<GatewayInbound> = fc
   }));
 
 export const inboundArb: fc.Arbitrary<GatewayInbound> = fc.oneof(
-  fc
-    .record({ report: fc.boolean(), state: byte, ms: u16 })
-    .map(({ report, state, ms }) => ({
-      kind: 'state' as const,
-      report,
-      state,
-      metadataMs: state === 2 ? ms : 0,
-    })),
+  fc.record({ report: fc.boolean(), state: byte, ms: u16 }).map(({ report, state, ms }) => ({
+    kind: 'state' as const,
+    report,
+    state,
+    metadataMs: state === 2 ? ms : 0,
+  })),
   fc.constant({ kind: 'tx_done' as const }),
   fc.record({ kind: fc.constant('tx_rejected' as const), typeFull: byte, reason: byte }),
   fc.record({ kind: fc.constant('rf_changed' as const), reason: byte, rf: rfArb }),
