@@ -1,0 +1,169 @@
+/**
+ * Every timeout, window and retry count of the driver, in one place. All values are
+ * virtual milliseconds (they go through the Clock), so a scaled test clock shrinks
+ * them all alike. Sources: wire-protocol.md §4.4 and §9.2 (host v0.1.5 constants),
+ * host-behaviour.md §3.6 and §3.9, decisions.md §6.
+ */
+export interface DriverOptions {
+  // ── One frame in flight ───────────────────────────────────────────────────────
+  /** Wait for EV_TX_DONE / EV_TX_REJECTED after writing an M2N frame (§4.4: 2.0 s). */
+  outcomeGuardMs: number;
+  /**
+   * A TX_DONE that arrives before the gateway announced the TX state for our frame may
+   * belong to an autosync that started just before our write. We hold it this long: if
+   * the gateway then enters TX (our frame starting), the held TX_DONE was not ours.
+   */
+  outcomeConfirmMs: number;
+  /** Extra writes of a frame the gateway rejected with TX_REJECT_TXPENDING (§4.4 recommends 1-2). */
+  txPendingRetries: number;
+  /** Pause before re-writing a TXPENDING-rejected frame. */
+  txPendingGapMs: number;
+  /**
+   * Before writing, wait while the mirrored gateway state is TX (autosync, stream
+   * fragments), at most this long; a stale TX mirror is then treated as idle.
+   */
+  busyWaitMaxMs: number;
+  /** Default deadline of an unsent interactive item (control, indicate, scenes). */
+  interactiveDeadlineMs: number;
+  /** Default deadline of an unsent bulk item (discovery, status, group pushes). */
+  bulkDeadlineMs: number;
+
+  // ── USB-only gateway commands ─────────────────────────────────────────────────
+  /** GW_CMD_STATE_REQUEST → EV_STATE_REPORT (§3.2: 0.5 s). */
+  stateQueryMs: number;
+  /** GW_CMD_GET/SET_RF_CONFIG → EV_RF_CHANGED (answered at once by the gateway). */
+  gatewayRfMs: number;
+
+  // ── Discovery (DEVICES broadcast) ─────────────────────────────────────────────
+  /** Hard ceiling of one collection round, from the broadcast's TX_DONE (§9.2: 5 s). */
+  discoveryMaxMs: number;
+  /** A round ends this long after its last IDENTIFY reply (§9.2: 0.6 s). */
+  discoveryIdleMs: number;
+  /**
+   * Rounds are repeated while a round brings a node not seen before; this bounds it.
+   * Replies collide on the air, so one window never proves the fleet is complete.
+   */
+  discoveryMaxRounds: number;
+  /** Pause between rounds so that nodes still holding a reply are listening again. */
+  discoveryRoundGapMs: number;
+
+  // ── Status poll ───────────────────────────────────────────────────────────────
+  /** Broadcast poll: idle window after the last reply (§9.2: 0.6 s). */
+  statusIdleMs: number;
+  /** Broadcast poll ceiling = min(statusMaxMs, statusBaseMs + statusPerNodeMs · expected). */
+  statusMaxMs: number;
+  statusBaseMs: number;
+  statusPerNodeMs: number;
+  /** Unicast poll of one device (§9.2: 1.15 s, no retry). */
+  statusUnicastMs: number;
+
+  // ── Acknowledged unicasts ─────────────────────────────────────────────────────
+  /** SET_GROUP: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3). */
+  setGroupTimeoutMs: number;
+  setGroupAttempts: number;
+  /** Pause between attempts of every retried request (§9.2: 0.1 s). */
+  retryGapMs: number;
+  /** CONFIG: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3); callers may override. */
+  configTimeoutMs: number;
+  configAttempts: number;
+  /** GET_CONFIG: per-attempt reply wait and attempts (newer host: 1.5 s, operator retries). */
+  getConfigTimeoutMs: number;
+  getConfigAttempts: number;
+  /** STREAM: ACK ceiling = min(streamMaxMs, streamBaseMs + streamPerTargetMs · n), × attempts. */
+  streamMaxMs: number;
+  streamBaseMs: number;
+  streamPerTargetMs: number;
+  streamAttempts: number;
+
+  // ── Link ──────────────────────────────────────────────────────────────────────
+  /** Reconnect backoff: first delay, doubled after every failed attempt up to the max. */
+  reconnectInitialMs: number;
+  reconnectMaxMs: number;
+  /** After opening the port: let a resetting board boot and its noise pass (§2.1: ≥ 0.5 s). */
+  identifySettleMs: number;
+  /** Wait for the unframed identify answer after each probe. */
+  identifyAnswerMs: number;
+  /** Identify probes per connect attempt. */
+  identifyAttempts: number;
+  /** Pause between identify probes (§3.1 recommends a retry after ~1 s). */
+  identifyRetryGapMs: number;
+}
+
+export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
+  outcomeGuardMs: 2000,
+  outcomeConfirmMs: 30,
+  txPendingRetries: 2,
+  txPendingGapMs: 100,
+  busyWaitMaxMs: 1500,
+  interactiveDeadlineMs: 5000,
+  bulkDeadlineMs: 30_000,
+
+  stateQueryMs: 500,
+  gatewayRfMs: 1000,
+
+  discoveryMaxMs: 5000,
+  discoveryIdleMs: 600,
+  discoveryMaxRounds: 12,
+  discoveryRoundGapMs: 100,
+
+  statusIdleMs: 600,
+  statusMaxMs: 5000,
+  statusBaseMs: 1000,
+  statusPerNodeMs: 150,
+  statusUnicastMs: 1150,
+
+  setGroupTimeoutMs: 1500,
+  setGroupAttempts: 3,
+  retryGapMs: 100,
+  configTimeoutMs: 1500,
+  configAttempts: 3,
+  getConfigTimeoutMs: 1500,
+  getConfigAttempts: 1,
+  streamMaxMs: 6000,
+  streamBaseMs: 1000,
+  streamPerTargetMs: 150,
+  streamAttempts: 3,
+
+  reconnectInitialMs: 1000,
+  reconnectMaxMs: 15_000,
+  identifySettleMs: 500,
+  identifyAnswerMs: 300,
+  identifyAttempts: 3,
+  identifyRetryGapMs: 1000,
+});
+
+/** Merges overrides into the defaults and rejects values that would break the driver. */
+export function resolveDriverOptions(overrides: Partial<DriverOptions> = {}): DriverOptions {
+  const merged: DriverOptions = { ...DEFAULT_DRIVER_OPTIONS, ...overrides };
+  for (const [key, value] of Object.entries(merged)) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new RangeError(`driver option ${key} must be a finite number >= 0, got ${String(value)}`);
+    }
+  }
+  for (const key of [
+    'setGroupAttempts',
+    'configAttempts',
+    'getConfigAttempts',
+    'streamAttempts',
+    'identifyAttempts',
+    'discoveryMaxRounds',
+  ] as const) {
+    if (!Number.isInteger(merged[key]) || merged[key] < 1) {
+      throw new RangeError(`driver option ${key} must be an integer >= 1`);
+    }
+  }
+  if (merged.reconnectMaxMs < merged.reconnectInitialMs) {
+    throw new RangeError('driver option reconnectMaxMs must be >= reconnectInitialMs');
+  }
+  return merged;
+}
+
+/** Broadcast status ceiling for `expected` replies (§9.2). */
+export function statusWindowMs(o: DriverOptions, expected: number): number {
+  return Math.min(o.statusMaxMs, o.statusBaseMs + o.statusPerNodeMs * Math.max(0, expected));
+}
+
+/** Stream ACK ceiling for `targets` devices (§9.2). */
+export function streamWindowMs(o: DriverOptions, targets: number): number {
+  return Math.min(o.streamMaxMs, o.streamBaseMs + o.streamPerTargetMs * Math.max(1, targets));
+}
