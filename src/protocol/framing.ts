@@ -133,11 +133,12 @@ export class HostFrameDecoder {
     }
   }
 
-  private process(input: number[], out: DecodedItem[]): void {
-    let queue = input;
-    let i = 0;
-    while (i < queue.length) {
-      const b = queue[i++] as number;
+  /**
+   * Feeds bytes in stream order. A rejected candidate's bytes (after its SOF) are fed again
+   * recursively before the rest of the input; nesting is bounded by maxLen.
+   */
+  private process(input: readonly number[], out: DecodedItem[]): void {
+    for (const b of input) {
       if (this.cand.length === 0) {
         this.hunt(b, out);
         continue;
@@ -150,8 +151,7 @@ export class HostFrameDecoder {
       this.cand.push(b);
       const len = this.cand[1] as number;
       if (len > this.maxLen) {
-        queue = this.reject().concat(queue.slice(i));
-        i = 0;
+        this.process(this.reject(), out);
         continue;
       }
       if (this.cand.length < 2 + len) continue;
@@ -162,8 +162,7 @@ export class HostFrameDecoder {
         this.framesOk++;
         out.push({ kind: 'frame', frame: { type, data } });
       } else {
-        queue = this.reject().concat(queue.slice(i));
-        i = 0;
+        this.process(this.reject(), out);
       }
     }
   }
