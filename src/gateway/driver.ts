@@ -149,6 +149,7 @@ class Driver implements LightnetGatewayDriver {
       this.options.reconnectInitialMs,
       this.options.reconnectMaxMs,
       () => this.connect(),
+      () => this.safeEmit('readiness', this.readiness()),
     );
     this.ctx = {
       clock: this.clock,
@@ -281,10 +282,11 @@ class Driver implements LightnetGatewayDriver {
     }
   }
 
+  /** Schedules the next attempt; the backoff announces the new readiness. */
   private scheduleReconnect(): void {
     if (this.stopped) return;
-    this.backoff.schedule();
-    this.safeEmit('readiness', this.readiness());
+    if (this.backoff.pending) this.safeEmit('readiness', this.readiness());
+    else this.backoff.schedule();
   }
 
   private onLinkLost(detail: string): void {

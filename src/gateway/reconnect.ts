@@ -17,6 +17,8 @@ export class ReconnectBackoff {
     private readonly maxMs: number,
     /** Runs one connect attempt; the loop does not overlap attempts. */
     private readonly attempt: () => Promise<boolean>,
+    /** Called whenever a new attempt was scheduled (readiness shows the countdown). */
+    private readonly onScheduled: () => void = () => undefined,
   ) {
     this.delayMs = initialMs;
   }
@@ -38,6 +40,7 @@ export class ReconnectBackoff {
         () => this.schedule(),
       );
     }, delay);
+    this.onScheduled();
   }
 
   /** Back to the initial delay; cancels a pending attempt. */

@@ -2,7 +2,13 @@ import type { Clock } from '../../../src/clock.ts';
 import { decodeGatewayCommand } from '../../../src/protocol/commands.ts';
 import { encodeGatewayInbound } from '../../../src/protocol/events.ts';
 import { encodeIdentifyAnswer, GatewayFrameDecoder } from '../../../src/protocol/framing.ts';
-import { DEFAULT_RF, type GatewayCommand, type GatewayInbound } from '../../../src/protocol/types.ts';
+import { encodeReplyBody, replyTypeFull } from '../../../src/protocol/replies.ts';
+import {
+  DEFAULT_RF,
+  type GatewayCommand,
+  type GatewayInbound,
+  type N2MReply,
+} from '../../../src/protocol/types.ts';
 import { MemoryEndpoint } from '../../../src/transport/memory-link.ts';
 import type { Link } from '../../../src/transport/link.ts';
 
@@ -87,3 +93,24 @@ export class FakeGateway {
     }
   }
 }
+
+/** A forwarded node reply as the gateway emits it. */
+export function replyFrom(sender: string, reply: N2MReply, receiver = GW_ADDR): GatewayInbound {
+  return {
+    kind: 'packet',
+    packet: { sender, receiver, typeFull: replyTypeFull(reply), body: encodeReplyBody(reply) },
+    rssi: -80,
+    snr: 7,
+    reply,
+  };
+}
+
+export const identifyReply = (addr: string, groupId = 0): N2MReply => ({
+  kind: 'IDENTIFY_REPLY',
+  fw: 2,
+  devType: 12,
+  groupId,
+  mac: `246F28${addr}`,
+});
+
+export const ack = (ackOf: number, status = 0): N2MReply => ({ kind: 'ACK', ackOf, status, seq: 0 });

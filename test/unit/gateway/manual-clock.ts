@@ -69,9 +69,12 @@ export class ManualClock implements Clock {
   /** Advances in small steps until `p` settles (or `maxMs` passed); returns its value. */
   async run<T>(p: Promise<T>, maxMs = 60_000, stepMs = 10): Promise<T> {
     let done = false;
-    const tracked = p.finally(() => (done = true));
+    p.then(
+      () => (done = true),
+      () => (done = true),
+    );
     for (let waited = 0; !done && waited <= maxMs; waited += stepMs) await this.advance(stepMs);
     if (!done) throw new Error(`promise still pending after ${maxMs} virtual ms`);
-    return tracked;
+    return p;
   }
 }

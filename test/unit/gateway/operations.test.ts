@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayTxError } from '../../../src/gateway/errors.ts';
+import { OPC, type N2MReply } from '../../../src/protocol/types.ts';
+import { ack, identifyReply, replyFrom, TX_CYCLE, type M2N } from './fake-gateway.ts';
+import { rig } from './setup.ts';
+
+const status = (brightness: number): N2MReply => ({
+  kind: 'STATUS_REPLY',
+  flags: 1,
+  configByte: 0,
+  effectId: 0,
+  brightness,
+  vbatMv: 0,
+  rssi: -70,
+  snr: 8,
+  legacy: false,
+});
+
+describe('unicast operations', () => {
+  it('setGroup retries after a lost ACK and succeeds on the second attempt', async () => {
+    const { clock, driver, gw } = await rig();
+    let n = 0;
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      if (f.typeFull === OPC.SET_GROUP && n++ === 1) g.later(200, replyFrom(f.receiver, ack(OPC.SET_GROUP)));
+    };
+    const r = await clock.run(driver.setGroup('AABBCC', 3));
+    expect(r).toMatchObject({ ok: true, value: { addr: 'AABBCC', ok: true, status: 0, rssi: -80, snr: 7 } });
+    expect(gw.frames).toHaveLength(2);
+  });
+
+  it('setGroup gives up after 3 attempts of 1.5 s with a clear detail', async () => {
+    const { clock, driver, gw } = await rig();
+    const t0 = clock.now();
+    const r = await clock.run(driver.setGroup('AABBCC', 3));
+    expect(r).toMatchObject({ ok: false, reason: 'no_reply' });
+    expect(r.ok ? '' : r.detail).toContain('attempt 3 of 3');
+    expect(gw.frames).toHaveLength(3);
+    expect(clock.now() - t0).toBeGreaterThanOrEqual(3 * 1500 + 2 * 100);
+  });
+
+  it('an ACK from another node or for another opcode does not satisfy setGroup', async () => {
+    const { clock, driver, gw } = await rig({ setGroupAttempts: 1 });
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      g.later(100, replyFrom('DDEEFF', ack(OPC.SET_GROUP)), replyFrom(f.receiver, ack(OPC.CONFIG)));
+    };
+    expect(await clock.run(driver.setGroup('AABBCC', 3))).toMatchObject({ ok: false, reason: 'no_reply' });
+  });
+
+  it('a NACK is an answer: no retry, value.ok false', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      g.later(100, replyFrom(f.receiver, ack(OPC.CONFIG, 2)));
+    };
+    const r = await clock.run(driver.config('AABBCC', 0x05, [60, 0, 0, 0]));
+    expect(r).toMatchObject({ ok: true, value: { ok: false, status: 2 } });
+    expect(gw.frames).toHaveLength(1);
+  });
+
+  it('config without ACK wait resolves on TX_DONE', async () => {
+    const { clock, driver } = await rig();
+    expect(await clock.run(driver.config('AABBCC', 0x81, [1, 0, 0, 0], { waitForAck: false }))).toEqual({
+      ok: true,
+      value: null,
+    });
+  });
+
+  it('getConfig ignores a reply for another option (discriminator) and times out after one attempt', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      g.later(100, replyFrom(f.receiver, { kind: 'CONFIG_REPLY', option: 0x06, data: [0, 0, 150, 0] }));
+    };
+    const r = await clock.run(driver.getConfig('AABBCC', 0x05));
+    expect(r).toMatchObject({ ok: false, reason: 'no_reply' });
+    expect(gw.frames).toHaveLength(1);
+    const ok = await clock.run(driver.getConfig('AABBCC', 0x06));
+    expect(ok).toEqual({ ok: true, value: { addr: 'AABBCC', option: 6, data: [0, 0, 150, 0] } });
+  });
+
+  it('a rejected frame counts as an attempt; link-independent failures are returned as-is', async () => {
+    const { clock, driver, gw } = await rig({ txPendingRetries: 0 });
+    gw.onM2n = (f, g) => g.emit({ kind: 'tx_rejected', typeFull: f.typeFull, reason: 0xff });
+    const r = await clock.run(driver.setGroup('AABBCC', 3));
+    expect(r).toMatchObject({ ok: false, reason: 'rejected' });
+    expect(gw.frames).toHaveLength(3);
+  });
+
+  it('statusUnicast matches the one sender within 1.15 s', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      g.later(300, replyFrom(f.receiver, status(99)));
+    };
+    const r = await clock.run(driver.statusUnicast('AABBCC', 2));
+    expect(r).toMatchObject({ ok: true, value: { addr: 'AABBCC', reply: { brightness: 99 } } });
+    expect(gw.frames[0]?.body).toEqual(Uint8Array.from([2, 0]));
+  });
+
+  it('stream waits for the ACK of the last fragment', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      g.later(900, replyFrom(f.receiver, ack(OPC.STREAM)));
+    };
+    const r = await clock.run(driver.stream('AABBCC', new Uint8Array(40).fill(7)));
+    expect(r).toMatchObject({ ok: true, value: { ok: true } });
+    expect(driver.stats().airtimeMs).toBeCloseTo(5 * 51.456, 3);
+  });
+});
+
+describe('broadcast collections', () => {
+  it('statusBroadcast exits early at the expected count and reports only who answered', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (_f, g) => {
+      g.emit(...TX_CYCLE);
+      g.later(100, replyFrom('000001', status(1)));
+      g.later(150, replyFrom('000002', status(2)));
+    };
+    const t0 = clock.now();
+    const seen: string[] = [];
+    const r = await clock.run(
+      driver.statusBroadcast({ groupId: 255, expected: 2, onReply: (x) => seen.push(x.addr) }),
+    );
+    expect(r.map((x) => x.addr)).toEqual(['000001', '000002']);
+    expect(seen).toEqual(['000001', '000002']);
+    expect(clock.now() - t0).toBeLessThan(400);
+  });
+
+  it('statusBroadcast with silent nodes ends after the idle window, silent ones missing', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (_f, g) => {
+      g.emit(...TX_CYCLE);
+      g.later(100, replyFrom('000001', status(1)));
+    };
+    const t0 = clock.now();
+    const r = await clock.run(driver.statusBroadcast({ groupId: 255, expected: 5 }));
+    expect(r.map((x) => x.addr)).toEqual(['000001']);
+    const took = clock.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(700);
+    expect(took).toBeLessThan(1000 + 150 * 5);
+  });
+
+  it('statusBroadcast throws when the poll could not be sent', async () => {
+    const { clock, driver, gw } = await rig({ txPendingRetries: 0 });
+    gw.onM2n = (f, g) => g.emit({ kind: 'tx_rejected', typeFull: f.typeFull, reason: 1 });
+    await expect(clock.run(driver.statusBroadcast({ groupId: 255, expected: 1 }))).rejects.toBeInstanceOf(
+      GatewayTxError,
+    );
+  });
+
+  it('discovery repeats rounds until a round brings nobody new, and counts boot announcements', async () => {
+    const { clock, driver, gw } = await rig();
+    // Collisions: each round only some of the nodes get through.
+    const perRound = [['000001', '000002'], ['000002', '000003'], ['000001', '000003'], ['000002']];
+    let round = 0;
+    gw.onM2n = (f: M2N, g) => {
+      g.emit(...TX_CYCLE);
+      if (f.typeFull !== OPC.DEVICES) return;
+      (perRound[round++] ?? []).forEach((a, i) => g.later(80 + 60 * i, replyFrom(a, identifyReply(a))));
+      if (round === 2) g.later(300, replyFrom('0000B0', identifyReply('0000B0'), 'FFFFFF'));
+    };
+    const found = await clock.run(driver.discover({ groupId: 0 }));
+    expect(found.map((x) => x.addr).sort()).toEqual(['000001', '000002', '000003', '0000B0']);
+    expect(round).toBe(3);
+    expect(found[0]?.reply.mac).toBe('246F28000001');
+  });
+
+  it('discovery ignores nodes outside the group filter', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      if (f.typeFull === OPC.DEVICES) {
+        g.later(80, replyFrom('000001', identifyReply('000001', 0)));
+        g.later(120, replyFrom('000002', identifyReply('000002', 4)));
+      }
+    };
+    const found = await clock.run(driver.discover({ groupId: 4 }));
+    expect(found.map((x) => x.addr)).toEqual(['000002']);
+  });
+
+  it('discovery stops at the round bound', async () => {
+    const { clock, driver, gw } = await rig({ discoveryMaxRounds: 3 });
+    let next = 1;
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      const a = (next++).toString(16).padStart(6, '0').toUpperCase();
+      if (f.typeFull === OPC.DEVICES) g.later(80, replyFrom(a, identifyReply(a)));
+    };
+    const found = await clock.run(driver.discover({ groupId: 0 }));
+    expect(found).toHaveLength(3);
+    expect(gw.frames).toHaveLength(3);
+  });
+
+  it('interactive frames go out during a discovery window', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      if (f.typeFull === OPC.DEVICES) g.later(100, replyFrom('000001', identifyReply('000001')));
+    };
+    const disc = driver.discover({ groupId: 0 });
+    await clock.advance(50);
+    const ctl = await clock.run(driver.send('FFFFFF', { op: 'INDICATE', type: 4, durationSec: 1 }));
+    expect(ctl).toEqual({ ok: true });
+    await clock.run(disc);
+    expect(gw.frames.map((f) => f.typeFull)).toEqual([OPC.DEVICES, OPC.INDICATE, OPC.DEVICES]);
+  });
+});
