@@ -1,0 +1,126 @@
+/**
+ * Fault injection for the simulated fleet: radio packet loss, silent or rebooting nodes,
+ * garbage bytes on the USB link, the USB link dropping and coming back, a deaf gateway
+ * radio and failing NVS writes. Every fault is applied at the current simulated time.
+ */
+import { normalizeAddr } from '../protocol/addr.ts';
+import type { Prng } from '../util/prng.ts';
+import type { Air } from './air.ts';
+import type { SimScheduler } from './scheduler.ts';
+import type { SimGateway } from './sim-gateway.ts';
+import type { SimNode } from './sim-node.ts';
+
+export interface FaultTargets {
+  air: Air;
+  gateway: SimGateway;
+  nodes: readonly SimNode[];
+  sched: SimScheduler;
+  rng: Prng;
+}
+
+export class Faults {
+  private readonly rng: Prng;
+
+  constructor(private readonly t: FaultTargets) {
+    this.rng = t.rng.fork('faults');
+  }
+
+  /** Probability (0..1) that any packet is lost at any receiver. */
+  get lossRate(): number {
+    return this.t.air.lossRate;
+  }
+
+  set lossRate(rate: number) {
+    if (!(rate >= 0 && rate <= 1)) throw new RangeError(`lossRate must be in 0..1 (got ${rate})`);
+    this.t.air.lossRate = rate;
+  }
+
+  /** The node stops transmitting and receiving (its state keeps running). */
+  silence(addr: string): void {
+    this.t.sched.runExternal(() => this.node(addr).silence(true));
+  }
+
+  unsilence(addr: string): void {
+    this.t.sched.runExternal(() => this.node(addr).silence(false));
+  }
+
+  /** Power-cycles the node: RAM state lost, boot announcements follow. */
+  reboot(addr: string, offlineMs?: number): void {
+    this.t.sched.runExternal(() => this.node(addr).reboot(offlineMs));
+  }
+
+  powerOff(addr: string): void {
+    this.t.sched.runExternal(() => this.node(addr).powerOff());
+  }
+
+  powerOn(addr: string): void {
+    this.t.sched.runExternal(() => this.node(addr).powerOn());
+  }
+
+  /**
+   * The gateway writes garbage on the USB link. By default the bytes contain no 0x00, so a
+   * hunting host decoder must skip them without losing a frame; with `raw` they are
+   * written exactly as given (0x00 included, which can swallow following frames).
+   * Returns the bytes written.
+   */
+  injectGarbage(bytes?: Uint8Array, opts: { raw?: boolean } = {}): Uint8Array {
+    let out = bytes ?? this.randomGarbage(24);
+    if (!opts.raw) out = out.filter((b) => b !== 0x00);
+    this.t.gateway.writeRaw(out);
+    return out;
+  }
+
+  /** Bytes that reach the gateway as if the host had sent them (line noise towards it). */
+  injectHostNoise(bytes: Uint8Array): void {
+    this.t.gateway.feedHostBytes(bytes);
+  }
+
+  /** The gateway's USB side disconnects; new host connections are refused until restore. */
+  dropLink(err: Error = new Error('gateway USB link dropped (fault)')): void {
+    this.t.sched.runExternal(() => this.t.gateway.usb.setFaultAbsent(true, err));
+  }
+
+  restoreLink(): void {
+    this.t.sched.runExternal(() => this.t.gateway.usb.setFaultAbsent(false));
+  }
+
+  get linkDropped(): boolean {
+    return !this.t.gateway.usb.present;
+  }
+
+  /** The gateway radio stops receiving (it still transmits). */
+  set gatewayDeaf(on: boolean) {
+    this.t.sched.runExternal(() => (this.t.gateway.deaf = on));
+  }
+
+  get gatewayDeaf(): boolean {
+    return this.t.gateway.deaf;
+  }
+
+  /** Every gateway NVS write fails (a persisted RF change answers NVS_FAIL). */
+  set gatewayNvsFail(on: boolean) {
+    this.t.gateway.nvsFail = on;
+  }
+
+  get gatewayNvsFail(): boolean {
+    return this.t.gateway.nvsFail;
+  }
+
+  /** Resets the gateway as if its port had been opened on a CP2102 board. */
+  resetGateway(): void {
+    this.t.sched.runExternal(() => this.t.gateway.boot());
+  }
+
+  private randomGarbage(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.rng.int(1, 255);
+    return out;
+  }
+
+  private node(addr: string): SimNode {
+    const a = normalizeAddr(addr);
+    const n = a ? this.t.nodes.find((x) => x.addr === a) : undefined;
+    if (!n) throw new RangeError(`no simulated node with address ${addr}`);
+    return n;
+  }
+}
