@@ -55,7 +55,7 @@ interface GatewayChoice {
 async function chooseGateway(cfg: Config, log: Logger): Promise<GatewayChoice> {
   const simClock = (): Clock => new ScaledClock(cfg.simTimeScale);
   const sim = (clock: Clock): GatewayChoice => {
-    const s = startSimOnMemory({ nodes: cfg.simNodes, seed: cfg.simSeed, clock });
+    const s = startSimOnMemory({ nodes: cfg.simNodes, seed: cfg.simSeed, clock, autoStart: false });
     return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
   };
   const real = new ScaledClock(1);
@@ -226,7 +226,7 @@ async function shutdown(
   }
   await svc.store.close();
   await svc.driver.stop();
-  sim?.fleet.stop();
+  sim?.stop();
   await closing;
   log.info({}, 'lightnet stopped');
 }

@@ -9,22 +9,14 @@ import type { Addr } from '../protocol/types.ts';
 
 /** An integer, also given as a decimal string (older clients send form values). */
 export const zInt = (min: number, max: number) =>
-  z
-    .union([
-      z.number(),
-      z
-        .string()
-        .trim()
-        .regex(/^-?\d+$/, 'must be an integer')
-        .transform(Number),
-    ])
-    .pipe(
-      z
-        .number({ error: 'must be an integer' })
-        .int('must be an integer')
-        .min(min, `must be >= ${min}`)
-        .max(max, `must be <= ${max}`),
-    );
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
+    z
+      .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer') })
+      .int('must be an integer')
+      .min(min, `must be >= ${min}`)
+      .max(max, `must be <= ${max}`),
+  );
 
 /** A boolean, also given as "true"/"false"/"1"/"0" or 0/1. */
 export const zBool = z.union([

@@ -71,8 +71,8 @@ export class FileStatePersistence implements StatePersistence {
     if (backup.ok) {
       this.lastGood = backup.raw;
       const warning = main.missing
-        ? 'state.json was missing; restored from state.json.bak'
-        : `state.json is corrupt (${main.error}); restored from state.json.bak`;
+        ? 'state.json was missing; restored from the backup state.json.bak'
+        : `state.json is corrupt (${main.error}); restored from the backup state.json.bak`;
       if (!main.missing) await this.quarantine(this.path);
       return {
         state: backup.parsed.state,

@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { withHost } from '../harness.ts';
+import { discoverAll, runTask } from './helpers.ts';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+
+/** Starts the real CLI in a child process and resolves once /api/health says ready. */
+async function startCli(dataDir: string, port: number): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/main.ts',
+      '--gateway',
+      'sim',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--sim-nodes',
+      '3',
+      '--sim-time-scale',
+      '0.1',
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const url = `http://127.0.0.1:${port}/lightnet/api/health`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`host exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.ok && ((await r.json()) as { phase: string }).phase === 'ready') return child;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('host did not become ready');
+}
+
+describe('persistence', () => {
+  it('kill-9-right-after-save-loses-nothing', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-kill-'));
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}/lightnet/api`;
+    const post = (path: string, body: unknown) =>
+      fetch(base + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    let child = await startCli(dataDir, port);
+    try {
+      expect((await post('/groups/create', { name: 'Survivor' })).status).toBe(200);
+      const save = await post('/save', {});
+      expect(await save.json()).toEqual({ ok: true });
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      child = await startCli(dataDir, port);
+      const groups = (await (await fetch(base + '/groups')).json()) as { groups: { name: string }[] };
+      expect(groups.groups.map((g) => g.name)).toContain('Survivor');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('clean-shutdown-flushes-pending-writes', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-flush-'));
+    await withHost({ nodes: 2, dataDir }, async (h) => {
+      await discoverAll(h);
+      await h.post('/api/groups/create', { name: 'Late' });
+    });
+    const state = JSON.parse(await readFile(join(dataDir, 'state.json'), 'utf8')) as {
+      groups: { name: string }[];
+      devices: unknown[];
+    };
+    expect(state.groups.map((g) => g.name)).toEqual(['Late']);
+    expect(state.devices).toHaveLength(2);
+    await withHost({ nodes: 2, dataDir }, async (h) => {
+      const rows = (await h.get<{ devices: { online: boolean }[] }>('/api/devices')).body.devices;
+      expect(rows).toHaveLength(2);
+      // Nobody is online after a restart until heard from.
+      expect(rows.every((r) => !r.online)).toBe(true);
+    });
+  });
+
+  it('corrupt-state-file-falls-back-to-backup-with-a-health-warning', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-corrupt-'));
+    await withHost({ nodes: 1, dataDir }, async (h) => {
+      await h.post('/api/groups/create', { name: 'First' });
+      await h.post('/api/save');
+      await h.post('/api/groups/create', { name: 'Second' });
+      await h.post('/api/save');
+    });
+    await writeFile(join(dataDir, 'state.json'), '{"schema_version":2,"devi');
+    await withHost({ nodes: 1, dataDir }, async (h) => {
+      const health = await h.get<{ warnings: string[] }>('/api/health');
+      expect(health.body.warnings.join(' ')).toMatch(/corrupt.*backup/);
+      const groups = (await h.get<{ groups: { name: string }[] }>('/api/groups')).body.groups;
+      expect(groups.map((g) => g.name)).toEqual(['Unconfigured', 'First']);
+    });
+  });
+
+  it('reload-rereads-the-file-and-emits-a-full-refresh', async () => {
+    await withHost({ nodes: 1 }, async (h) => {
+      const sse = await h.sse();
+      await h.post('/api/groups/create', { name: 'Kept' });
+      expect((await h.post('/api/save')).body).toEqual({ ok: true });
+      const state = JSON.parse(await readFile(join(h.dataDir, 'state.json'), 'utf8')) as {
+        groups: unknown[];
+      };
+      state.groups.push({ id: 2, name: 'Edited on disk', dev_type: 0 });
+      await writeFile(join(h.dataDir, 'state.json'), JSON.stringify(state));
+      expect((await h.post('/api/reload')).body).toEqual({ ok: true });
+      const groups = (await h.get<{ groups: { name: string }[] }>('/api/groups')).body.groups;
+      expect(groups.map((g) => g.name)).toEqual(['Unconfigured', 'Kept', 'Edited on disk']);
+      await sse.waitFor(
+        'refresh',
+        (d) => JSON.stringify((d as { what: string[] }).what) === '["groups","devices"]',
+      );
+      await runTask(h, '/api/groups/force', {});
+    });
+  });
+});
