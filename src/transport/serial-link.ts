@@ -27,6 +27,8 @@ export interface SerialLinkOptions {
 export class SerialLink extends BaseLink {
   readonly kind = 'serial' as const;
   private port: SerialPort | null = null;
+  /** close() was called while the port was still opening. */
+  private closeRequested = false;
   private readonly log: TransportLog;
 
   constructor(
@@ -43,6 +45,7 @@ export class SerialLink extends BaseLink {
       throw new LinkOpenError(`serial ${this.path}: open while ${this.state}`);
     }
     this.state = 'opening';
+    this.closeRequested = false;
     const port = new SerialPort({
       path: this.path,
       baudRate: this.opts.baudRate ?? GATEWAY_BAUD_RATE,
@@ -62,6 +65,11 @@ export class SerialLink extends BaseLink {
     } catch (err) {
       this.state = 'idle';
       throw mapOpenError(this.path, err);
+    }
+    if (this.closeRequested) {
+      this.state = 'idle';
+      await new Promise<void>((resolve) => port.close(() => resolve()));
+      throw new LinkOpenError(`serial ${this.path}: closed while opening`);
     }
     this.attach(port);
     if (this.opts.lowLatency !== false) {
@@ -90,6 +98,10 @@ export class SerialLink extends BaseLink {
   }
 
   close(): Promise<void> {
+    if (this.state === 'opening') {
+      this.closeRequested = true;
+      return Promise.resolve();
+    }
     const port = this.port;
     if (!port || this.state === 'closed' || this.state === 'idle') return Promise.resolve();
     this.state = 'closing';

@@ -18,6 +18,8 @@ export class TcpLink extends BaseLink {
   readonly kind = 'tcp' as const;
   readonly path: string;
   private socket: net.Socket | null = null;
+  /** Set while connecting: lets close() abandon the attempt. */
+  private abortConnect: (() => void) | null = null;
   private readonly connectTimeoutMs: number;
   private readonly clock: Clock;
 
@@ -44,6 +46,7 @@ export class TcpLink extends BaseLink {
       const fail = (err: Error & { code?: string }): void => {
         if (settled) return;
         settled = true;
+        this.abortConnect = null;
         timer.cancel();
         socket.destroy();
         this.state = 'idle';
@@ -59,9 +62,11 @@ export class TcpLink extends BaseLink {
         fail(Object.assign(new Error(`timed out after ${this.connectTimeoutMs} ms`), { code: 'ETIMEDOUT' }));
       }, this.connectTimeoutMs);
       socket.once('error', fail);
+      this.abortConnect = () => fail(new Error('closed while connecting'));
       socket.connect({ host: this.host, port: this.port }, () => {
         if (settled) return;
         settled = true;
+        this.abortConnect = null;
         timer.cancel();
         socket.off('error', fail);
         socket.setNoDelay(true);
@@ -83,6 +88,10 @@ export class TcpLink extends BaseLink {
   }
 
   close(): Promise<void> {
+    if (this.state === 'opening') {
+      this.abortConnect?.();
+      return Promise.resolve();
+    }
     const socket = this.socket;
     if (!socket || this.state === 'closed' || this.state === 'idle') return Promise.resolve();
     return new Promise<void>((resolve) => {

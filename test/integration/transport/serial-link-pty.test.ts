@@ -110,6 +110,28 @@ describe.skipIf(!havePty)('SerialLink on a pseudo-terminal', () => {
     await second.close();
   });
 
+  it('close() during open releases the port again', async () => {
+    const { pty, link } = await setup();
+    const opening = link.open();
+    await link.close();
+    await expect(opening).rejects.toThrow(/closed while opening/);
+    expect(link.isOpen).toBe(false);
+    const other = new SerialLink(pty.path);
+    await other.open(); // not locked any more
+    await other.close();
+  });
+
+  it('reports the device going away as an error on onClose', async () => {
+    const { pty, link } = await setup();
+    await link.open();
+    const closed = nextClose(link);
+    await pty.stop(); // the pty master disappears, like a yanked USB cable
+    const err = await closed;
+    expect(err).toBeInstanceOf(LinkClosedError);
+    expect(err?.message).toMatch(/port lost|closed unexpectedly/);
+    expect(link.isOpen).toBe(false);
+  });
+
   it('close fires onClose without an error and later writes reject', async () => {
     const { link } = await setup();
     await link.open();

@@ -139,6 +139,16 @@ describe('TcpLink', () => {
     expect(link.isOpen).toBe(false);
   });
 
+  it('close() during open abandons the connection attempt', async () => {
+    const server = await startServer();
+    cleanups.push(server.close);
+    const link = new TcpLink('127.0.0.1', server.port);
+    const opening = link.open();
+    await link.close();
+    await expect(opening).rejects.toThrow(/closed while connecting/);
+    expect(link.isOpen).toBe(false);
+  });
+
   it('brackets IPv6 hosts in its path', () => {
     expect(new TcpLink('::1', 7000).path).toBe('[::1]:7000');
   });
