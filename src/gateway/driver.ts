@@ -8,15 +8,16 @@ import type { Clock } from '../clock.ts';
 import { packetAirtimeMs, loraParamsFromRf } from '../protocol/airtime.ts';
 import { encodeHostCommand, m2nBodyLengthOk } from '../protocol/commands.ts';
 import { isBroadcast } from '../protocol/addr.ts';
-import { DEFAULT_RF, OPC, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
+import { BROADCAST, DEFAULT_RF, OPC, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
 import type { LinkFactory } from '../transport/link.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
+import { AnnouncementLog } from './announcements.ts';
+import { ConnectionManager } from './connection.ts';
 import { GatewaySession, type SessionHandlers } from './session.ts';
 import { MasterState } from './master-state.ts';
 import { MatcherRegistry } from './matcher.ts';
 import * as ops from './operations.ts';
 import { resolveDriverOptions, type DriverOptions } from './options.ts';
-import { ReconnectBackoff } from './reconnect.ts';
 import { SendQueue } from './send-queue.ts';
 import type {
   AckResult,
@@ -81,17 +82,11 @@ class Driver implements LightnetGatewayDriver {
   private readonly queue: SendQueue;
   private readonly mirror: MasterState;
   private readonly session: GatewaySession;
-  private readonly backoff: ReconnectBackoff;
+  private readonly conn: ConnectionManager;
+  private readonly announcements = new AnnouncementLog();
   private readonly observers = new Set<(p: InboundPacket) => void>();
   private readonly ctx: ops.OpContext;
   private rf: RfConfig = DEFAULT_RF;
-  private started = false;
-  private stopped = false;
-  private connecting: Promise<boolean> | null = null;
-  private ready = false;
-  private lastError: string | null = null;
-  private failureCount = 0;
-  private gatewayMac: string | null = null;
   private readonly d: DriverDiagnostics = {
     framesSent: 0,
     framesRejected: 0,
@@ -141,16 +136,22 @@ class Driver implements LightnetGatewayDriver {
         this.mirror.usbError(text);
         this.session.fail(`gateway reported an error: ${text}`);
       },
-      onLost: (detail) => this.onLinkLost(detail),
+      onLost: (detail) => this.conn.lost(detail),
     };
     this.session = new GatewaySession(cfg.linkFactory, this.clock, this.options, this.log, handlers);
-    this.backoff = new ReconnectBackoff(
-      this.clock,
-      this.options.reconnectInitialMs,
-      this.options.reconnectMaxMs,
-      () => this.connect(),
-      () => this.safeEmit('readiness', this.readiness()),
-    );
+    const connCfg = { transport: cfg.transport, port: cfg.port, identify: cfg.identify !== false };
+    this.conn = new ConnectionManager(this.session, this.clock, this.options, this.log, connCfg, {
+      onUp: () => this.queue.setOpen(),
+      onDown: (detail, reason) => {
+        if (reason === 'link_down') {
+          this.mirror.usbError(detail);
+          this.mirror.unknown();
+        }
+        this.queue.setClosed(detail, reason);
+        this.matchers.cancelAll(reason);
+      },
+      onReadiness: (r) => this.safeEmit('readiness', r),
+    });
     this.ctx = {
       clock: this.clock,
       options: this.options,
@@ -162,53 +163,30 @@ class Driver implements LightnetGatewayDriver {
         return () => this.observers.delete(fn);
       },
       airtimeMs: (n) => packetAirtimeMs(n, loraParamsFromRf(this.rf)),
+      announcements: (group) =>
+        this.options.discoveryAnnouncementMaxAgeMs > 0
+          ? this.announcements.recent(this.clock.now(), this.options.discoveryAnnouncementMaxAgeMs, group)
+          : [],
+      groupChanged: (addr, group) => this.announcements.groupChanged(addr, group),
     };
   }
 
   // ── Lifecycle ────────────────────────────────────────────────────────────────
 
-  async start(): Promise<void> {
-    if (this.started || this.stopped) return;
-    this.started = true;
-    if (!(await this.connect())) this.scheduleReconnect();
+  start(): Promise<void> {
+    return this.conn.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.backoff.stop();
-    const wasReady = this.ready;
-    this.ready = false;
-    this.queue.setClosed('gateway driver stopped', 'cancelled');
-    this.matchers.cancelAll('cancelled');
-    await this.session.close();
-    if (wasReady) this.safeEmit('readiness', this.readiness());
+  stop(): Promise<void> {
+    return this.conn.stop();
   }
 
-  async retry(): Promise<GatewayReadiness> {
-    if (this.stopped) return this.readiness();
-    this.started = true;
-    this.backoff.reset();
-    if (this.connecting) await this.connecting;
-    if (this.session.isOpen) {
-      // A manual retry closes the port and connects anew (host-behaviour §6.2).
-      this.dropReady('gateway link reopened by a manual retry');
-      await this.session.close();
-    }
-    if (!(await this.connect())) this.scheduleReconnect();
-    return this.readiness();
+  retry(): Promise<GatewayReadiness> {
+    return this.conn.retry();
   }
 
   readiness(): GatewayReadiness {
-    return {
-      ready: this.ready,
-      last_error: this.lastError,
-      failure_count: this.failureCount,
-      transport: this.cfg.transport,
-      port: this.cfg.port,
-      gateway_mac: this.gatewayMac,
-      next_retry_in_s: this.backoff.nextRetryInS(),
-    };
+    return this.conn.readiness();
   }
 
   master(): MasterSnapshot {
@@ -228,7 +206,13 @@ class Driver implements LightnetGatewayDriver {
   }
 
   diagnostics(): DriverDiagnostics {
-    return { ...this.d, queueDepth: this.queue.depth, liveMatchers: this.matchers.size };
+    return {
+      ...this.d,
+      queueDepth: this.queue.depth,
+      liveMatchers: this.matchers.size,
+      linkLosses: this.conn.linkLosses,
+      connectAttempts: this.conn.connectAttempts,
+    };
   }
 
   noteMasterEvent(name: string, error?: string | null): void {
@@ -242,77 +226,18 @@ class Driver implements LightnetGatewayDriver {
     return this.emitter.on(event, listener);
   }
 
-  private connect(): Promise<boolean> {
-    if (this.stopped) return Promise.resolve(false);
-    if (!this.connecting) {
-      this.connecting = this.connectOnce().finally(() => (this.connecting = null));
-    }
-    return this.connecting;
-  }
-
-  private async connectOnce(): Promise<boolean> {
-    this.d.connectAttempts++;
-    try {
-      const mac = await this.session.open(this.cfg.identify !== false);
-      if (this.stopped) {
-        await this.session.close();
-        return false;
-      }
-      if (mac !== null) this.gatewayMac = mac;
-      // Seed the state mirror (§3.1); a missing report is not fatal.
-      await this.session.queryState(this.options.stateQueryMs);
-      if (!this.session.isOpen) throw new Error('gateway link closed right after connecting');
-      this.ready = true;
-      this.lastError = null;
-      this.failureCount = 0;
-      this.backoff.reset();
-      this.queue.setOpen();
-      this.log.info({ port: this.cfg.port, mac: this.gatewayMac }, 'gateway ready');
-      this.safeEmit('readiness', this.readiness());
-      return true;
-    } catch (err) {
-      await this.session.close();
-      this.failureCount++;
-      this.lastError = `connect failed: ${errText(err)}`;
-      this.log.warn(
-        { port: this.cfg.port, err: errText(err), failures: this.failureCount },
-        'gateway connect failed',
-      );
-      return false;
-    }
-  }
-
-  /** Schedules the next attempt; the backoff announces the new readiness. */
-  private scheduleReconnect(): void {
-    if (this.stopped) return;
-    if (this.backoff.pending) this.safeEmit('readiness', this.readiness());
-    else this.backoff.schedule();
-  }
-
-  private onLinkLost(detail: string): void {
-    if (this.stopped) return;
-    this.d.linkLosses++;
-    this.mirror.usbError(detail);
-    this.mirror.unknown();
-    this.dropReady(detail);
-    this.log.warn({ port: this.cfg.port, detail }, 'gateway link lost');
-    this.scheduleReconnect();
-  }
-
-  /** Fails everything waiting on the link and marks the gateway not ready. */
-  private dropReady(detail: string): void {
-    this.ready = false;
-    this.lastError = detail;
-    this.queue.setClosed(detail);
-    this.matchers.cancelAll('link_down');
-  }
-
   // ── Inbound ──────────────────────────────────────────────────────────────────
 
   private onPacket(p: InboundPacket): void {
-    if (p.reply) {
+    const r = p.reply;
+    if (r) {
       this.d.replies++;
-      this.mirror.reply(p.reply);
+      this.mirror.reply(r);
+    }
+    if (r?.kind === 'IDENTIFY_REPLY') {
+      const id = { addr: p.packet.sender, reply: r, rssi: p.rssi, snr: p.snr, ts: p.ts };
+      if (p.packet.receiver === BROADCAST) this.announcements.announced(id);
+      else this.announcements.identified(id);
     }
     for (const fn of [...this.observers]) fn(p);
     this.safeEmit('packet', p);
@@ -390,14 +315,13 @@ class Driver implements LightnetGatewayDriver {
   // ── Gateway (USB-only) commands ─────────────────────────────────────────────
 
   async queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }> {
-    const ok = this.ready && (await this.session.queryState(this.options.stateQueryMs));
+    const ok = this.conn.isReady && (await this.session.queryState(this.options.stateQueryMs));
     const m = this.mirror.snapshot();
     return { ok, state: m.state, state_byte: m.state_byte, state_metadata_ms: m.state_metadata_ms };
   }
 
   async getGatewayRf(): Promise<Reply<RfConfig>> {
-    if (!this.ready)
-      return { ok: false, reason: 'link_down', detail: this.lastError ?? 'gateway not connected' };
+    if (!this.conn.isReady) return { ok: false, reason: 'link_down', detail: this.conn.notReadyDetail };
     const r = await this.session.rfCommand({ kind: 'get_rf' }, this.options.gatewayRfMs);
     return r.ok ? { ok: true, value: r.value.rf } : r;
   }
@@ -408,8 +332,7 @@ class Driver implements LightnetGatewayDriver {
     } catch (err) {
       return { ok: false, reason: 'invalid', detail: `gateway RF config: ${errText(err)}` };
     }
-    if (!this.ready)
-      return { ok: false, reason: 'link_down', detail: this.lastError ?? 'gateway not connected' };
+    if (!this.conn.isReady) return { ok: false, reason: 'link_down', detail: this.conn.notReadyDetail };
     // With persist the gateway answers, then reboots: the link drops and reconnects by itself.
     return this.session.rfCommand({ kind: 'set_rf', persist, rf }, this.options.gatewayRfMs);
   }

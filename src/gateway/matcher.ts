@@ -75,6 +75,8 @@ class Pending implements PendingMatch {
   private finished = false;
   private maxTimer: TimerHandle | null = null;
   private idleTimer: TimerHandle | null = null;
+  private graceTimer: TimerHandle | null = null;
+  private graceEnd: 'idle' | 'max' | null = null;
 
   constructor(
     readonly spec: MatchSpec,
@@ -95,7 +97,7 @@ class Pending implements PendingMatch {
   start(): void {
     if (this.started || this.finished) return;
     this.started = true;
-    this.maxTimer = this.clock.setTimeout(() => this.finish('max'), this.spec.maxMs);
+    this.maxTimer = this.clock.setTimeout(() => this.expire('max'), this.spec.maxMs);
     if (this.bySender.size > 0) this.armIdle();
   }
 
@@ -123,9 +125,24 @@ class Pending implements PendingMatch {
   }
 
   private armIdle(): void {
-    if (this.spec.idleMs <= 0) return;
+    if (this.spec.idleMs <= 0 || this.graceEnd === 'max') return;
     this.idleTimer?.cancel();
-    this.idleTimer = this.clock.setTimeout(() => this.finish('idle'), this.spec.idleMs);
+    this.graceTimer?.cancel();
+    this.graceTimer = null;
+    this.graceEnd = null;
+    this.idleTimer = this.clock.setTimeout(() => this.expire('idle'), this.spec.idleMs);
+  }
+
+  /**
+   * A window timer fired. Timers due in the same instant may still hold packets for us
+   * (on a scaled clock one wall millisecond spans many virtual ones), so the window closes
+   * one timer turn later; a match in that turn re-opens an idle window.
+   */
+  private expire(end: 'idle' | 'max'): void {
+    if (this.finished || this.graceEnd === 'max') return;
+    this.graceTimer?.cancel();
+    this.graceEnd = end;
+    this.graceTimer = this.clock.setTimeout(() => this.finish(end), 0);
   }
 
   private finish(end: MatchEnd): void {
@@ -133,6 +150,7 @@ class Pending implements PendingMatch {
     this.finished = true;
     this.maxTimer?.cancel();
     this.idleTimer?.cancel();
+    this.graceTimer?.cancel();
     this.onFinish(this);
     this.resolve({ matches: [...this.bySender.values()], end });
   }

@@ -45,6 +45,10 @@ export interface OpContext {
   observe(fn: (p: InboundPacket) => void): () => void;
   /** Airtime of one packet with a body of this many bytes, under the current RF settings. */
   airtimeMs(bodyLength: number): number;
+  /** Recent boot announcements of nodes matching the group filter. */
+  announcements(groupFilter: number): IdentifyResult[];
+  /** A node acknowledged SET_GROUP. */
+  groupChanged(addr: Addr, groupId: number): void;
 }
 
 type TxFailed = Extract<TxOutcome, { ok: false }>;
@@ -170,10 +174,13 @@ export async function discover(
   const o = ctx.options;
   const found = new Map<Addr, IdentifyResult>();
   let newThisRound = 0;
-  const stopObserving = ctx.observe((p) => {
-    if (p.reply?.kind !== 'IDENTIFY_REPLY' || !groupMatches(opts.groupId, p.reply.groupId)) return;
-    if (found.has(p.packet.sender)) return;
-    const r: IdentifyResult = { addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts };
+  const add = (r: IdentifyResult): void => {
+    const known = found.get(r.addr);
+    if (known) {
+      // A fresh reply supersedes an announcement; it is not news for the round count.
+      if (known.source === 'announcement' && r.source === 'reply') found.set(r.addr, r);
+      return;
+    }
     found.set(r.addr, r);
     newThisRound++;
     try {
@@ -181,6 +188,12 @@ export async function discover(
     } catch (err) {
       ctx.log.warn({ err }, 'discovery onReply callback threw');
     }
+  };
+  for (const a of ctx.announcements(opts.groupId)) add({ ...a, source: 'announcement' });
+  const stopObserving = ctx.observe((p) => {
+    if (p.reply?.kind !== 'IDENTIFY_REPLY' || !groupMatches(opts.groupId, p.reply.groupId)) return;
+    const source = p.packet.receiver === BROADCAST ? 'announcement' : 'reply';
+    add({ addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts, source });
   });
   try {
     for (let round = 1; round <= o.discoveryMaxRounds; round++) {
@@ -262,13 +275,13 @@ export function statusUnicast(
   );
 }
 
-export function setGroup(
+export async function setGroup(
   ctx: OpContext,
   addr: Addr,
   groupId: number,
   opts: SendOptions,
 ): Promise<Reply<AckResult>> {
-  return unicastWithRetries(
+  const r = await unicastWithRetries(
     ctx,
     addr,
     { op: 'SET_GROUP', groupId },
@@ -278,6 +291,8 @@ export function setGroup(
     `SET_GROUP to ${addr}`,
     ackResult,
   );
+  if (r.ok && r.value.ok) ctx.groupChanged(addr, groupId);
+  return r;
 }
 
 export async function config(

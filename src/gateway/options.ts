@@ -46,6 +46,11 @@ export interface DriverOptions {
   discoveryMaxRounds: number;
   /** Pause between rounds so that nodes still holding a reply are listening again. */
   discoveryRoundGapMs: number;
+  /**
+   * Boot announcements (unsolicited IDENTIFY to FFFFFF) heard within this age count as
+   * discovered (see announcements.ts); 0 disables it.
+   */
+  discoveryAnnouncementMaxAgeMs: number;
 
   // ── Status poll ───────────────────────────────────────────────────────────────
   /** Broadcast poll: idle window after the last reply (§9.2: 0.6 s). */
@@ -105,6 +110,7 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   discoveryIdleMs: 600,
   discoveryMaxRounds: 12,
   discoveryRoundGapMs: 100,
+  discoveryAnnouncementMaxAgeMs: 600_000,
 
   statusIdleMs: 600,
   statusMaxMs: 5000,

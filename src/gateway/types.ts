@@ -36,6 +36,11 @@ export interface IdentifyResult {
   rssi: number;
   snr: number;
   ts: number;
+  /**
+   * How discovery learned of the node: a reply to its DEVICES rounds, or the node's own
+   * recent boot announcement (IDENTIFY to FFFFFF). Absent outside discovery results.
+   */
+  source?: 'reply' | 'announcement';
 }
 
 export interface StatusResult {

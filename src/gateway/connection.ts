@@ -1,0 +1,173 @@
+/**
+ * Gateway readiness and the connect/reconnect cycle: the first connect on start(), a
+ * reconnect with backoff (1 s doubling to 15 s, forever) after a failed attempt or a lost
+ * link, a manual retry that reconnects at once, and stop(). Every transition is announced
+ * once through `onReadiness`.
+ */
+import type { Clock } from '../clock.ts';
+import type { DriverLog } from './operations.ts';
+import type { DriverOptions } from './options.ts';
+import { ReconnectBackoff } from './reconnect.ts';
+import type { GatewaySession } from './session.ts';
+import type { GatewayReadiness } from './types.ts';
+
+export interface ConnectionConfig {
+  transport: GatewayReadiness['transport'];
+  port: string | null;
+  identify: boolean;
+}
+
+export interface ConnectionHooks {
+  /** The link is up and identified: sending may start. */
+  onUp(): void;
+  /** The link is gone (or is being closed): fail everything that waits on it. */
+  onDown(detail: string, reason: 'link_down' | 'cancelled'): void;
+  onReadiness(r: GatewayReadiness): void;
+}
+
+const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+export class ConnectionManager {
+  private readonly backoff: ReconnectBackoff;
+  private started = false;
+  private stopped = false;
+  private connecting: Promise<boolean> | null = null;
+  private ready = false;
+  private lastError: string | null = null;
+  private failureCount = 0;
+  private gatewayMac: string | null = null;
+  connectAttempts = 0;
+  linkLosses = 0;
+
+  constructor(
+    private readonly session: GatewaySession,
+    private readonly clock: Clock,
+    private readonly options: DriverOptions,
+    private readonly log: DriverLog,
+    private readonly cfg: ConnectionConfig,
+    private readonly hooks: ConnectionHooks,
+  ) {
+    this.backoff = new ReconnectBackoff(
+      clock,
+      options.reconnectInitialMs,
+      options.reconnectMaxMs,
+      () => this.connect(),
+      () => this.announce(),
+    );
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  get notReadyDetail(): string {
+    return this.lastError ?? 'gateway link is not connected';
+  }
+
+  readiness(): GatewayReadiness {
+    return {
+      ready: this.ready,
+      last_error: this.lastError,
+      failure_count: this.failureCount,
+      transport: this.cfg.transport,
+      port: this.cfg.port,
+      gateway_mac: this.gatewayMac,
+      next_retry_in_s: this.backoff.nextRetryInS(),
+    };
+  }
+
+  async start(): Promise<void> {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    if (!(await this.connect())) this.scheduleReconnect();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.backoff.stop();
+    const wasReady = this.ready;
+    this.ready = false;
+    this.hooks.onDown('gateway driver stopped', 'cancelled');
+    await this.session.close();
+    if (wasReady) this.announce();
+  }
+
+  /** Manual retry (host-behaviour §6.2): closes the port, resets the backoff, connects now. */
+  async retry(): Promise<GatewayReadiness> {
+    if (this.stopped) return this.readiness();
+    this.started = true;
+    this.backoff.reset();
+    if (this.connecting) await this.connecting;
+    if (this.session.isOpen) {
+      this.goDown('gateway link reopened by a manual retry');
+      await this.session.close();
+    }
+    if (!(await this.connect())) this.scheduleReconnect();
+    return this.readiness();
+  }
+
+  /** The session reports the established link broke. */
+  lost(detail: string): void {
+    if (this.stopped) return;
+    this.linkLosses++;
+    this.goDown(detail);
+    this.log.warn({ port: this.cfg.port, detail }, 'gateway link lost');
+    this.scheduleReconnect();
+  }
+
+  private goDown(detail: string): void {
+    this.ready = false;
+    this.lastError = detail;
+    this.hooks.onDown(detail, 'link_down');
+  }
+
+  private announce(): void {
+    this.hooks.onReadiness(this.readiness());
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    // The backoff announces the new countdown itself when it schedules.
+    if (this.backoff.pending) this.announce();
+    else this.backoff.schedule();
+  }
+
+  private connect(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    this.connecting ??= this.connectOnce().finally(() => (this.connecting = null));
+    return this.connecting;
+  }
+
+  private async connectOnce(): Promise<boolean> {
+    this.connectAttempts++;
+    try {
+      const mac = await this.session.open(this.cfg.identify);
+      if (this.stopped) {
+        await this.session.close();
+        return false;
+      }
+      if (mac !== null) this.gatewayMac = mac;
+      // Seed the state mirror (§3.1); a missing report is not fatal.
+      await this.session.queryState(this.options.stateQueryMs);
+      if (!this.session.isOpen) throw new Error('gateway link closed right after connecting');
+      this.ready = true;
+      this.lastError = null;
+      this.failureCount = 0;
+      this.backoff.reset();
+      this.hooks.onUp();
+      this.log.info({ port: this.cfg.port, mac: this.gatewayMac, at: this.clock.now() }, 'gateway ready');
+      this.announce();
+      return true;
+    } catch (err) {
+      await this.session.close();
+      this.failureCount++;
+      this.lastError = `connect failed: ${errText(err)}`;
+      this.log.warn(
+        { port: this.cfg.port, err: errText(err), failures: this.failureCount },
+        'gateway connect failed',
+      );
+      return false;
+    }
+  }
+}
