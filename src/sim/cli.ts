@@ -73,6 +73,8 @@ async function main(): Promise<void> {
     resetOnOpen: o.resetOnOpen,
   });
   fleet.start();
+  // Announce only a gateway that answers: a tool may identify right after the log line.
+  await fleet.gateway.whenBooted();
   const server = await startSimTcpServer({ host: o.listen.host, port: o.listen.port, fleet });
   fleet.gateway.usb.events.on('attached', ({ link }) => log.debug({ peer: link.path }, 'host connected'));
   fleet.gateway.usb.events.on('detached', () => log.debug('host disconnected'));

@@ -18,6 +18,8 @@ export interface NodeRadioTiming {
   backoffMaxMs: number;
   giveUpMs: number;
   cadSymbols: number;
+  /** Listen-before-talk on (true, the firmware) or plain ALOHA (for comparisons). */
+  cad: boolean;
 }
 
 export const DEFAULT_NODE_RADIO_TIMING: NodeRadioTiming = {
@@ -27,6 +29,7 @@ export const DEFAULT_NODE_RADIO_TIMING: NodeRadioTiming = {
   backoffMaxMs: 200,
   giveUpMs: 5000,
   cadSymbols: 4,
+  cad: true,
 };
 
 export interface RadioStats {
@@ -143,7 +146,7 @@ export class NodeRadio implements AirRadio {
     const cadMs = this.timing.cadSymbols * symbolMs(this.rf);
     this.timer = this.sched.after(cadMs, () => {
       const to = this.sched.now();
-      if (this.air.channelBusy(this, from, to)) {
+      if (this.timing.cad && this.air.channelBusy(this, from, to)) {
         this.stats.cadBusy++;
         const t = this.timing;
         const backoff = this.rng.int(t.backoffMinMs, t.backoffMaxMs);

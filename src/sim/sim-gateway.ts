@@ -26,6 +26,12 @@ import type { Link } from '../transport/link.ts';
 import type { Air, AirRadio } from './air.ts';
 import type { SimScheduler, SimTimer } from './scheduler.ts';
 import { UsbPort } from './gateway-usb.ts';
+import { TypedEmitter } from '../util/typed-emitter.ts';
+
+export interface GatewayEvents extends Record<string, unknown> {
+  /** Setup finished (after power-on, a reset or a reboot). */
+  booted: { boots: number };
+}
 
 export interface GatewayTiming {
   /** Host frame accepted → radio starts the TX (and `F1 01`). */
@@ -110,6 +116,7 @@ export class SimGateway {
   readonly mac: string;
   readonly addr: string;
   readonly usb = new UsbPort();
+  readonly events = new TypedEmitter<GatewayEvents>();
   readonly timing: GatewayTiming;
   readonly stats: GatewayStats = {
     framesIn: 0,
@@ -223,7 +230,19 @@ export class SimGateway {
       this.radio.rf = { ...this.nvsRf };
       this.radio.on = true;
       this.setState(GW_STATE.IDLE);
+      this.events.emit('booted', { boots: this.stats.boots });
       this.serviceIdle();
+    });
+  }
+
+  /** Resolves once setup has finished (immediately if it already has). */
+  whenBooted(): Promise<void> {
+    if (this.booted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = this.events.on('booted', () => {
+        off();
+        resolve();
+      });
     });
   }
 
