@@ -98,7 +98,7 @@ export class LedEngine {
   timebaseMs: number | null = null;
   syncCount = 0;
   applyCount = 0;
-  lastApply: { tt0: boolean; reapply: boolean } | null = null;
+  lastApply: { tt0: boolean; reapply: boolean; at: number } | null = null;
   private lastMaster32: number | null = null;
   private lastSyncLocal = 0;
   private deferred: SimTimer | null = null;
@@ -270,7 +270,11 @@ export class LedEngine {
     else if (syncBri !== undefined) this.setBrightness(syncBri);
     else this.deriveFlagsPower();
     this.applyCount++;
-    this.lastApply = { tt0: (flags & FLAG.FORCE_TT0) !== 0, reapply: (flags & FLAG.FORCE_REAPPLY) !== 0 };
+    this.lastApply = {
+      tt0: (flags & FLAG.FORCE_TT0) !== 0,
+      reapply: (flags & FLAG.FORCE_REAPPLY) !== 0,
+      at: this.host.now(),
+    };
   }
 
   private syncTimebase(ts24: number): void {

@@ -40,7 +40,8 @@ export interface NodeSnapshot {
   syncCount: number;
   timebaseMs: number | null;
   applyCount: number;
-  lastApply: { tt0: boolean; reapply: boolean } | null;
+  /** The last effect apply; `at` is virtual ms (same time base as the clock). */
+  lastApply: { tt0: boolean; reapply: boolean; at: number } | null;
   radioStats: RadioStats;
   persisted: { master: Addr | null; macFilterEnabled: boolean; macFilterPersist: boolean; rf: RfConfig };
 }
