@@ -23,93 +23,33 @@ import { concatBytes, toHex } from '../protocol/bytes.ts';
 import { fragmentStream } from '../protocol/stream.ts';
 import { validateRfConfig } from '../protocol/rf.ts';
 import type { Link } from '../transport/link.ts';
-import type { Air, AirRadio } from './air.ts';
+import type { Air } from './air.ts';
 import type { SimScheduler, SimTimer } from './scheduler.ts';
 import { UsbPort } from './gateway-usb.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
+import {
+  DEFAULT_GATEWAY_TIMING,
+  GatewayRadio,
+  RxWindow,
+  type GatewayEvents,
+  type GatewayStats,
+  type GatewayTiming,
+  type SimGatewayOptions,
+} from './gateway-parts.ts';
 
-export interface GatewayEvents extends Record<string, unknown> {
-  /** Setup finished (after power-on, a reset or a reboot). */
-  booted: { boots: number };
-}
-
-export interface GatewayTiming {
-  /** Host frame accepted → radio starts the TX (and `F1 01`). */
-  txStartDelayMs: number;
-  /** Power-on/reset until setup ends (`F1 00`); host bytes before that are lost. */
-  bootMs: number;
-  /** After a persisted RF change: wait, then reboot. */
-  rfRebootDelayMs: number;
-  autosyncIntervalMs: number;
-  rxWindowUnicastMs: number;
-  rxWindowBroadcastMs: number;
-  rxWindowQuietMs: number;
-}
-
-export const DEFAULT_GATEWAY_TIMING: GatewayTiming = {
-  txStartDelayMs: 1,
-  bootMs: 300,
-  rfRebootDelayMs: 100,
-  autosyncIntervalMs: 30_000,
-  rxWindowUnicastMs: 1000,
-  rxWindowBroadcastMs: 2000,
-  rxWindowQuietMs: 700,
-};
-
-export interface SimGatewayOptions {
-  mac?: string;
-  rf?: RfConfig;
-  timing?: Partial<GatewayTiming>;
-  /** Emulate a CP2102 board: opening the port resets the ESP32 (boot events follow). */
-  resetOnOpen?: boolean;
-  /** With resetOnOpen: the ROM boot log arrives as garbage at 921600 baud. */
-  bootNoise?: () => Uint8Array;
-}
-
-export interface GatewayStats {
-  framesIn: number;
-  framesIgnored: number;
-  txDone: number;
-  rejected: number;
-  forwarded: number;
-  autosyncs: number;
-  syncRetries: number;
-  boots: number;
-}
+export {
+  DEFAULT_GATEWAY_TIMING,
+  type GatewayEvents,
+  type GatewayStats,
+  type GatewayTiming,
+  type SimGatewayOptions,
+} from './gateway-parts.ts';
 
 interface TxJob {
   packets: Uint8Array[];
   /** Window to open when the job is done (STREAM only). */
   window: { lenMs: number; expected: number } | null;
   isStream: boolean;
-}
-
-interface RxWindow {
-  lenMs: number;
-  expected: number;
-  count: number;
-  timer: SimTimer;
-}
-
-class GatewayRadio implements AirRadio {
-  rxEpoch = 0;
-  transmitting = false;
-  on = false;
-  deaf = false;
-  onPacket: (bytes: Uint8Array, rssi: number, snr: number) => void = () => {};
-  constructor(
-    readonly id: string,
-    public rf: RfConfig,
-  ) {}
-  isListening(): boolean {
-    return this.on && !this.transmitting && !this.deaf;
-  }
-  receive(bytes: Uint8Array, rssi: number, snr: number): void {
-    if (this.isListening()) this.onPacket(bytes, rssi, snr);
-  }
-  leaveRx(): void {
-    this.rxEpoch++;
-  }
 }
 
 export class SimGateway {
@@ -140,7 +80,7 @@ export class SimGateway {
   private stateMeta = 0;
   private lastEmitted: string | null = null;
   private job: TxJob | null = null;
-  private window: RxWindow | null = null;
+  private readonly window: RxWindow;
   private reopenWindowMs: number | null = null;
   private syncRetry: { bri: number; flags: number } | null = null;
   private autosyncBri = 128;
@@ -163,6 +103,16 @@ export class SimGateway {
     this.resetOnOpen = opts.resetOnOpen ?? false;
     this.bootNoise = opts.bootNoise;
     this.nvsRf = { ...(opts.rf ?? DEFAULT_RF) };
+    this.window = new RxWindow(
+      (ms, fn) => this.after(ms, fn),
+      () => this.sched.now(),
+      () => this.lastRxAt,
+      this.timing.rxWindowQuietMs,
+      () => {
+        this.setState(GW_STATE.IDLE);
+        this.serviceIdle();
+      },
+    );
     this.radio = new GatewayRadio(this.addr, { ...this.nvsRf });
     this.radio.onPacket = (b, rssi, snr) => this.onAirPacket(b, rssi, snr);
     air.registerHub(this.radio);
@@ -217,7 +167,7 @@ export class SimGateway {
     this.radio.leaveRx();
     this.decoder.reset();
     this.job = null;
-    this.window = null;
+    this.window.reset();
     this.reopenWindowMs = null;
     this.syncRetry = null;
     this.autosyncBri = 128;
@@ -379,11 +329,8 @@ export class SimGateway {
     this.autosyncTimer?.cancel();
     this.autosyncTimer = null;
     // A frame accepted during an RX window aborts it; it re-opens after this TX.
-    if (this.window) {
-      this.window.timer.cancel();
-      if (!job.isStream) this.reopenWindowMs = this.window.lenMs;
-      this.window = null;
-    }
+    const aborted = this.window.abort();
+    if (aborted !== null && !job.isStream) this.reopenWindowMs = aborted;
     if (job.isStream) this.reopenWindowMs = null;
     this.after(this.timing.txStartDelayMs, () => this.sendNext(job));
   }
@@ -415,26 +362,8 @@ export class SimGateway {
   }
 
   private openWindow(lenMs: number, expected: number): void {
-    const timer = this.after(lenMs, () => this.windowDeadline());
-    this.window = { lenMs, expected, count: 0, timer };
+    this.window.open(lenMs, expected);
     this.setState(GW_STATE.RX_WINDOW, lenMs);
-  }
-
-  private windowDeadline(): void {
-    if (!this.window) return;
-    const quietUntil = this.lastRxAt + this.timing.rxWindowQuietMs;
-    if (this.sched.now() < quietUntil) {
-      this.window.timer = this.after(quietUntil - this.sched.now(), () => this.windowDeadline());
-      return;
-    }
-    this.closeWindow();
-  }
-
-  private closeWindow(): void {
-    this.window?.timer.cancel();
-    this.window = null;
-    this.setState(GW_STATE.IDLE);
-    this.serviceIdle();
   }
 
   /** A free slot first serves a SYNC the host had to retry, then autosync when fully idle. */
@@ -447,7 +376,7 @@ export class SimGateway {
       this.startJob({ packets: [this.syncPacket(bri, flags)], window: null, isStream: false });
       return;
     }
-    if (this.window) return;
+    if (this.window.isOpen) return;
     const due = this.lastSyncAt + this.timing.autosyncIntervalMs;
     if (this.sched.now() >= due) {
       this.stats.autosyncs++;
@@ -468,11 +397,7 @@ export class SimGateway {
     const s = Math.trunc(snr) & 0xff;
     this.stats.forwarded++;
     this.usb.write(encodeFrame(bytes[6] as number, concatBytes(raw, [r & 0xff, r >>> 8, s])));
-    const w = this.window;
-    if (w) {
-      w.count++;
-      if (w.expected > 0 && w.count >= w.expected) this.closeWindow();
-    }
+    this.window.countPacket();
   }
 
   private setState(state: number, meta = 0): void {

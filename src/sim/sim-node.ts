@@ -23,9 +23,9 @@ import {
 import { encodeReplyBody, replyTypeFull, validateRfConfig } from '../protocol/replies.ts';
 import { CONFIG_BYTE } from '../protocol/flags.ts';
 import type { Prng } from '../util/prng.ts';
-import type { Air, LinkQuality } from './air.ts';
+import type { Air } from './air.ts';
 import type { SimScheduler, SimTimer } from './scheduler.ts';
-import { DEFAULT_NODE_RADIO_TIMING, NodeRadio, type NodeRadioTiming } from './node-radio.ts';
+import { NodeRadio } from './node-radio.ts';
 import { IND, LedEngine } from './node-led.ts';
 import {
   cloneOverrides,
@@ -38,52 +38,22 @@ import {
   type StartblockRecord,
 } from './node-config.ts';
 import { buildSnapshot, type NodeSnapshot } from './node-snapshot.ts';
+import {
+  DEFAULT_NODE_TIMING,
+  STARTBLOCK_TYPES,
+  type NodeTiming,
+  type Persisted,
+  type SimNodeOptions,
+} from './node-types.ts';
 
 export type { NodeSnapshot } from './node-snapshot.ts';
-
-export const STARTBLOCK_TYPES: readonly number[] = [50, 51];
-
-export interface NodeTiming {
-  /** Power-on (or reboot) until the radio is up. */
-  bootMs: number;
-  /** Radio up until the first boot announcement is queued. */
-  announceMs: number;
-  /** First announcement on air until the second one is queued. */
-  secondAnnounceMs: number;
-  /** How long a node is offline when it reboots onto a new RF config (docs: ≈5 s). */
-  rfRebootMs: number;
-  /** Blocking wait between queueing the RF_CONFIG ACK and restarting. */
-  rfRestartBlockMs: number;
-  radio: NodeRadioTiming;
-}
-
-export const DEFAULT_NODE_TIMING: NodeTiming = {
-  bootMs: 800,
-  announceMs: 1000,
-  secondAnnounceMs: 3000,
-  rfRebootMs: 4000,
-  rfRestartBlockMs: 50,
-  radio: DEFAULT_NODE_RADIO_TIMING,
-};
-
-export interface SimNodeOptions {
-  /** Full MAC, 12 hex digits (separators allowed). */
-  mac: string;
-  devType: number;
-  /** Battery voltage in mV; 0 = mains powered / no battery usermod. */
-  vbatMv: number;
-  quality: LinkQuality;
-  rf?: RfConfig;
-  timing?: Partial<NodeTiming>;
-}
-
-/** What survives a reboot (flash / cfg.json / NVS). */
-export interface Persisted {
-  macFilterEnabled: boolean;
-  macFilterPersist: boolean;
-  master: Addr | null;
-  rf: RfConfig;
-}
+export {
+  DEFAULT_NODE_TIMING,
+  STARTBLOCK_TYPES,
+  type NodeTiming,
+  type Persisted,
+  type SimNodeOptions,
+} from './node-types.ts';
 
 export class SimNode {
   readonly mac: string;
