@@ -16,6 +16,7 @@ import { ConnectionManager } from './connection.ts';
 import { GatewaySession, type SessionHandlers } from './session.ts';
 import { MasterState } from './master-state.ts';
 import { MatcherRegistry } from './matcher.ts';
+import * as broadcasts from './broadcasts.ts';
 import * as ops from './operations.ts';
 import { resolveDriverOptions, type DriverOptions } from './options.ts';
 import { SendQueue } from './send-queue.ts';
@@ -342,13 +343,13 @@ class Driver implements LightnetGatewayDriver {
   discover(
     opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
   ): Promise<IdentifyResult[]> {
-    return ops.discover(this.ctx, opts);
+    return broadcasts.discover(this.ctx, opts);
   }
 
   statusBroadcast(
     opts: { groupId: number; expected: number; onReply?: (r: StatusResult) => void } & SendOptions,
   ): Promise<StatusResult[]> {
-    return ops.statusBroadcast(this.ctx, opts);
+    return broadcasts.statusBroadcast(this.ctx, opts);
   }
 
   statusUnicast(addr: Addr, groupId: number, opts: SendOptions = {}): Promise<Reply<StatusResult>> {

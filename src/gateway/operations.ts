@@ -1,13 +1,13 @@
 /**
- * Request/reply operations on top of the send queue and the matchers, with the
+ * Unicast request/reply operations on top of the send queue and the matchers, with the
  * per-operation parameters of wire-protocol.md §9.2 (all taken from DriverOptions).
  * Every matcher is registered before its frame is queued, so no reply can slip past.
+ * Broadcast collections (discovery, status poll) live in broadcasts.ts.
  */
 import type { Clock } from '../clock.ts';
-import { BROADCAST, OPC, type Addr, type M2NRequest, type N2MReply } from '../protocol/types.ts';
-import { GatewayTxError } from './errors.ts';
+import { OPC, type Addr, type M2NRequest, type N2MReply } from '../protocol/types.ts';
 import type { MatchResult, MatchSpec, MatcherRegistry } from './matcher.ts';
-import { statusWindowMs, streamWindowMs, type DriverOptions } from './options.ts';
+import { streamWindowMs, type DriverOptions } from './options.ts';
 import type {
   AckResult,
   ConfigReadResult,
@@ -52,10 +52,10 @@ export interface OpContext {
 }
 
 type TxFailed = Extract<TxOutcome, { ok: false }>;
-type Exchange = { kind: 'tx_failed'; outcome: TxFailed } | { kind: 'result'; result: MatchResult };
+export type Exchange = { kind: 'tx_failed'; outcome: TxFailed } | { kind: 'result'; result: MatchResult };
 
 /** Failures after which another attempt cannot help. */
-const TERMINAL: ReadonlySet<TxFailure> = new Set(['link_down', 'cancelled', 'invalid', 'deadline']);
+export const TERMINAL: ReadonlySet<TxFailure> = new Set(['link_down', 'cancelled', 'invalid', 'deadline']);
 
 type ReplyOf<K extends N2MReply['kind']> = Extract<N2MReply, { kind: K }>;
 
@@ -146,115 +146,6 @@ export async function unicastWithRetries<T>(
     };
   }
   return last;
-}
-
-/** Throws for a failed broadcast; `partialOk` keeps earlier results for soft failures. */
-function broadcastFailed(label: string, r: Exchange, partialOk: boolean): boolean {
-  if (r.kind === 'tx_failed') {
-    if (partialOk && !TERMINAL.has(r.outcome.reason)) return true;
-    throw new GatewayTxError(r.outcome.reason, r.outcome.detail);
-  }
-  if (r.result.end === 'link_down') throw new GatewayTxError('link_down', `${label}: gateway link lost`);
-  if (r.result.end === 'cancelled') throw new GatewayTxError('cancelled', `${label}: cancelled`);
-  return false;
-}
-
-const groupMatches = (filter: number, group: number): boolean => filter === 255 || filter === group;
-
-/**
- * DEVICES rounds. Replies collide on the air and every matching node answers every round,
- * so one window never proves completeness: rounds repeat while a round brings a node not
- * seen before (bounded by discoveryMaxRounds). Boot announcements (IDENTIFY to FFFFFF) that
- * arrive at any time during the discovery count as well.
- */
-export async function discover(
-  ctx: OpContext,
-  opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
-): Promise<IdentifyResult[]> {
-  const o = ctx.options;
-  const found = new Map<Addr, IdentifyResult>();
-  let newThisRound = 0;
-  const add = (r: IdentifyResult): void => {
-    const known = found.get(r.addr);
-    if (known) {
-      // A fresh reply supersedes an announcement; it is not news for the round count.
-      if (known.source === 'announcement' && r.source === 'reply') found.set(r.addr, r);
-      return;
-    }
-    found.set(r.addr, r);
-    newThisRound++;
-    try {
-      opts.onReply?.(r);
-    } catch (err) {
-      ctx.log.warn({ err }, 'discovery onReply callback threw');
-    }
-  };
-  for (const a of ctx.announcements(opts.groupId)) add({ ...a, source: 'announcement' });
-  const stopObserving = ctx.observe((p) => {
-    if (p.reply?.kind !== 'IDENTIFY_REPLY' || !groupMatches(opts.groupId, p.reply.groupId)) return;
-    const source = p.packet.receiver === BROADCAST ? 'announcement' : 'reply';
-    add({ addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts, source });
-  });
-  try {
-    for (let round = 1; round <= o.discoveryMaxRounds; round++) {
-      if (round > 1 && !(await pause(ctx, o.discoveryRoundGapMs, opts.signal))) {
-        throw new GatewayTxError('cancelled', 'discovery: cancelled');
-      }
-      newThisRound = 0;
-      const spec: MatchSpec = {
-        senders: null,
-        opcode: OPC.DEVICES,
-        kind: 'IDENTIFY_REPLY',
-        accept: (p) => p.reply?.kind === 'IDENTIFY_REPLY' && groupMatches(opts.groupId, p.reply.groupId),
-        expected: null,
-        idleMs: o.discoveryIdleMs,
-        maxMs: o.discoveryMaxMs,
-      };
-      const request: M2NRequest = { op: 'DEVICES', groupId: opts.groupId, flags: 0 };
-      const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
-      if (broadcastFailed('discovery', r, round > 1)) break;
-      const heard = r.kind === 'result' ? r.result.matches.length : 0;
-      ctx.log.debug({ round, heard, new: newThisRound, total: found.size }, 'discovery round done');
-      if (newThisRound === 0) break;
-    }
-  } finally {
-    stopObserving();
-  }
-  return [...found.values()];
-}
-
-/** One STATUS broadcast; returns who answered (silent devices are simply missing). */
-export async function statusBroadcast(
-  ctx: OpContext,
-  opts: { groupId: number; expected: number; onReply?: (r: StatusResult) => void } & SendOptions,
-): Promise<StatusResult[]> {
-  const o = ctx.options;
-  const toResult = (p: InboundPacket): StatusResult => ({
-    addr: p.packet.sender,
-    reply: replyAs(p, 'STATUS_REPLY'),
-    rssi: p.rssi,
-    snr: p.snr,
-    ts: p.ts,
-  });
-  const spec: MatchSpec = {
-    senders: null,
-    opcode: OPC.STATUS,
-    kind: 'STATUS_REPLY',
-    expected: opts.expected > 0 ? opts.expected : null,
-    idleMs: o.statusIdleMs,
-    maxMs: statusWindowMs(o, opts.expected),
-    onMatch: (p) => {
-      try {
-        opts.onReply?.(toResult(p));
-      } catch (err) {
-        ctx.log.warn({ err }, 'status onReply callback threw');
-      }
-    },
-  };
-  const request: M2NRequest = { op: 'STATUS', groupId: opts.groupId, flags: 0 };
-  const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
-  broadcastFailed('status poll', r, false);
-  return r.kind === 'result' ? r.result.matches.map(toResult) : [];
 }
 
 export function statusUnicast(

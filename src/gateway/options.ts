@@ -40,10 +40,15 @@ export interface DriverOptions {
   /** A round ends this long after its last IDENTIFY reply (§9.2: 0.6 s). */
   discoveryIdleMs: number;
   /**
-   * Rounds are repeated while a round brings a node not seen before; this bounds it.
+   * Rounds are repeated while rounds bring nodes not seen before; this bounds it.
    * Replies collide on the air, so one window never proves the fleet is complete.
    */
   discoveryMaxRounds: number;
+  /**
+   * Discovery ends after this many consecutive rounds without a new node (earlier when a
+   * round without news heard every known node).
+   */
+  discoveryQuietRounds: number;
   /** Pause between rounds so that nodes still holding a reply are listening again. */
   discoveryRoundGapMs: number;
   /**
@@ -61,6 +66,11 @@ export interface DriverOptions {
   statusPerNodeMs: number;
   /** Unicast poll of one device (§9.2: 1.15 s, no retry). */
   statusUnicastMs: number;
+  /**
+   * Broadcast poll rounds: while fewer than `expected` answered and the last round brought
+   * a new responder, the poll is repeated (collided replies get another chance).
+   */
+  statusMaxRounds: number;
 
   // ── Acknowledged unicasts ─────────────────────────────────────────────────────
   /** SET_GROUP: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3). */
@@ -109,6 +119,7 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   discoveryMaxMs: 5000,
   discoveryIdleMs: 600,
   discoveryMaxRounds: 12,
+  discoveryQuietRounds: 3,
   discoveryRoundGapMs: 100,
   discoveryAnnouncementMaxAgeMs: 600_000,
 
@@ -117,6 +128,7 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   statusBaseMs: 1000,
   statusPerNodeMs: 150,
   statusUnicastMs: 1150,
+  statusMaxRounds: 3,
 
   setGroupTimeoutMs: 1500,
   setGroupAttempts: 3,
@@ -153,6 +165,8 @@ export function resolveDriverOptions(overrides: Partial<DriverOptions> = {}): Dr
     'streamAttempts',
     'identifyAttempts',
     'discoveryMaxRounds',
+    'discoveryQuietRounds',
+    'statusMaxRounds',
   ] as const) {
     if (!Number.isInteger(merged[key]) || merged[key] < 1) {
       throw new RangeError(`driver option ${key} must be an integer >= 1`);

@@ -1,0 +1,159 @@
+/**
+ * Broadcast collections: discovery (DEVICES) and the status poll (STATUS). Every node that
+ * matches the group filter answers a broadcast at once (50–300 ms + LBT), so replies
+ * collide on the air and one window never proves who is there. Both operations therefore
+ * repeat their broadcast in rounds, counting only senders not heard before, and stop when
+ * rounds bring nothing new (or the count is complete, or the round bound is reached).
+ */
+import { BROADCAST, OPC, type Addr, type M2NRequest } from '../protocol/types.ts';
+import { GatewayTxError } from './errors.ts';
+import type { MatchSpec } from './matcher.ts';
+import { exchange, TERMINAL, type Exchange, type OpContext } from './operations.ts';
+import { statusWindowMs } from './options.ts';
+import type { IdentifyResult, InboundPacket, SendOptions, StatusResult } from './types.ts';
+
+/** Throws for a failed broadcast; returns true to stop with the results gathered so far. */
+function roundFailed(label: string, r: Exchange, firstRound: boolean): boolean {
+  if (r.kind === 'tx_failed') {
+    if (!firstRound && !TERMINAL.has(r.outcome.reason)) return true;
+    throw new GatewayTxError(r.outcome.reason, r.outcome.detail);
+  }
+  if (r.result.end === 'link_down') throw new GatewayTxError('link_down', `${label}: gateway link lost`);
+  if (r.result.end === 'cancelled') throw new GatewayTxError('cancelled', `${label}: cancelled`);
+  return false;
+}
+
+async function roundGap(opts: OpContext, ms: number, label: string, signal?: AbortSignal): Promise<void> {
+  try {
+    await opts.clock.sleep(ms, signal);
+  } catch {
+    throw new GatewayTxError('cancelled', `${label}: cancelled`);
+  }
+}
+
+const groupMatches = (filter: number, group: number): boolean => filter === 255 || filter === group;
+
+function safeCall<T>(ctx: OpContext, what: string, fn: ((r: T) => void) | undefined, r: T): void {
+  try {
+    fn?.(r);
+  } catch (err) {
+    ctx.log.warn({ err }, `${what} onReply callback threw`);
+  }
+}
+
+/**
+ * DEVICES rounds (bounded by discoveryMaxRounds). Discovery ends after a round that brought
+ * no new node and in which every known node was heard (nothing collided, so nobody is
+ * hiding), or after `discoveryQuietRounds` consecutive rounds without a new node. Recent
+ * boot announcements seed the result, and announcements arriving meanwhile count too.
+ */
+export async function discover(
+  ctx: OpContext,
+  opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
+): Promise<IdentifyResult[]> {
+  const o = ctx.options;
+  const found = new Map<Addr, IdentifyResult>();
+  let fresh = 0;
+  const add = (r: IdentifyResult): void => {
+    const known = found.get(r.addr);
+    if (known) {
+      // A fresh reply supersedes an announcement; it is not news for the round count.
+      if (known.source === 'announcement' && r.source === 'reply') found.set(r.addr, r);
+      return;
+    }
+    found.set(r.addr, r);
+    fresh++;
+    safeCall(ctx, 'discovery', opts.onReply, r);
+  };
+  for (const a of ctx.announcements(opts.groupId)) add({ ...a, source: 'announcement' });
+  const stopObserving = ctx.observe((p) => {
+    if (p.reply?.kind !== 'IDENTIFY_REPLY' || !groupMatches(opts.groupId, p.reply.groupId)) return;
+    const source = p.packet.receiver === BROADCAST ? 'announcement' : 'reply';
+    add({ addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts, source });
+  });
+  try {
+    let quiet = 0;
+    const answered = new Set<Addr>();
+    for (let round = 1; round <= o.discoveryMaxRounds; round++) {
+      if (round > 1) await roundGap(ctx, o.discoveryRoundGapMs, 'discovery', opts.signal);
+      fresh = 0;
+      const spec: MatchSpec = {
+        senders: null,
+        opcode: OPC.DEVICES,
+        kind: 'IDENTIFY_REPLY',
+        accept: (p) => p.reply?.kind === 'IDENTIFY_REPLY' && groupMatches(opts.groupId, p.reply.groupId),
+        expected: null,
+        idleMs: o.discoveryIdleMs,
+        maxMs: o.discoveryMaxMs,
+      };
+      const request: M2NRequest = { op: 'DEVICES', groupId: opts.groupId, flags: 0 };
+      const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
+      if (roundFailed('discovery', r, round === 1)) break;
+      const heard = new Set(r.kind === 'result' ? r.result.matches.map((p) => p.packet.sender) : []);
+      const answeredBefore = new Set(answered);
+      for (const a of heard) answered.add(a);
+      ctx.log.debug({ round, heard: heard.size, new: fresh, total: found.size }, 'discovery round done');
+      if (fresh > 0) {
+        quiet = 0;
+        continue;
+      }
+      quiet++;
+      // A quiet round in which every node that ever answered got through shows the channel
+      // had room for everyone: an unknown node would have been heard as well. (Nodes known
+      // only from an announcement may be switched off by now; they do not count here.)
+      const clean = round > 1 && [...answeredBefore].every((a) => heard.has(a));
+      if (clean || quiet >= o.discoveryQuietRounds) break;
+    }
+  } finally {
+    stopObserving();
+  }
+  return [...found.values()];
+}
+
+/**
+ * STATUS broadcast rounds: the first poll, then re-polls while fewer than `expected`
+ * devices answered and the previous round brought someone new (bounded by
+ * statusMaxRounds). Each round's window is sized for the devices still missing and ends
+ * early once they all answered. Returns who answered; silent devices are missing.
+ */
+export async function statusBroadcast(
+  ctx: OpContext,
+  opts: { groupId: number; expected: number; onReply?: (r: StatusResult) => void } & SendOptions,
+): Promise<StatusResult[]> {
+  const o = ctx.options;
+  const answered = new Map<Addr, StatusResult>();
+  const toResult = (p: InboundPacket): StatusResult => {
+    if (p.reply?.kind !== 'STATUS_REPLY') throw new TypeError('expected a STATUS_REPLY');
+    return { addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts };
+  };
+  const rounds = opts.expected > 0 ? o.statusMaxRounds : 1;
+  for (let round = 1; round <= rounds; round++) {
+    const missing = opts.expected - answered.size;
+    if (round > 1) {
+      if (missing <= 0) break;
+      await roundGap(ctx, o.retryGapMs, 'status poll', opts.signal);
+    }
+    const before = answered.size;
+    const spec: MatchSpec = {
+      senders: null,
+      opcode: OPC.STATUS,
+      kind: 'STATUS_REPLY',
+      // Devices that answered an earlier round answer again: they are not news.
+      accept: (p) => !answered.has(p.packet.sender),
+      expected: opts.expected > 0 ? missing : null,
+      idleMs: o.statusIdleMs,
+      maxMs: statusWindowMs(o, Math.max(0, missing)),
+      onMatch: (p) => {
+        const r = toResult(p);
+        answered.set(r.addr, r);
+        safeCall(ctx, 'status', opts.onReply, r);
+      },
+    };
+    const request: M2NRequest = { op: 'STATUS', groupId: opts.groupId, flags: 0 };
+    const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
+    if (roundFailed('status poll', r, round === 1)) break;
+    ctx.log.debug({ round, new: answered.size - before, total: answered.size }, 'status round done');
+    if (answered.size === before) break;
+  }
+  return [...answered.values()];
+}
