@@ -18,6 +18,7 @@ export interface HostOptions {
   dataDir?: string;
   password?: string;
   prefix?: string;
+  wifi?: 'nmcli' | 'none';
   overrides?: HostOverrides;
 }
 
@@ -49,7 +50,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     simNodes: o.nodes ?? 6,
     simSeed: o.seed ?? 7,
     simTimeScale: o.timeScale ?? 0.1,
-    wifi: 'none',
+    wifi: o.wifi ?? 'none',
     password: o.password ?? null,
     logLevel: 'silent',
     configFile: null,

@@ -139,3 +139,28 @@ describe('persistence', () => {
     });
   });
 });
+
+describe('shutdown', () => {
+  it('sigterm-flushes-state-and-exits-cleanly', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-term-'));
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}/lightnet/api`;
+    let child = await startCli(dataDir, port);
+    try {
+      const r = await fetch(base + '/groups/create', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Unsaved but flushed' }),
+      });
+      expect(r.status).toBe(200);
+      child.kill('SIGTERM');
+      const code = await new Promise((res) => child.once('exit', (c) => res(c)));
+      expect(code).toBe(0);
+      child = await startCli(dataDir, port);
+      const groups = (await (await fetch(base + '/groups')).json()) as { groups: { name: string }[] };
+      expect(groups.groups.map((g) => g.name)).toContain('Unsaved but flushed');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
