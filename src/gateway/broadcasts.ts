@@ -8,7 +8,7 @@
 import { BROADCAST, OPC, type Addr, type M2NRequest } from '../protocol/types.ts';
 import { GatewayTxError } from './errors.ts';
 import type { MatchSpec } from './matcher.ts';
-import { exchange, TERMINAL, type Exchange, type OpContext } from './operations.ts';
+import { exchange, statusUnicast, TERMINAL, type Exchange, type OpContext } from './operations.ts';
 import { statusWindowMs } from './options.ts';
 import type { IdentifyResult, InboundPacket, SendOptions, StatusResult } from './types.ts';
 
@@ -29,6 +29,14 @@ async function roundGap(opts: OpContext, ms: number, label: string, signal?: Abo
   } catch {
     throw new GatewayTxError('cancelled', `${label}: cancelled`);
   }
+}
+
+export interface StatusBroadcastOptions extends SendOptions {
+  groupId: number;
+  expected: number;
+  /** The devices expected to answer; enables the unicast follow-up for stragglers. */
+  targets?: readonly Addr[];
+  onReply?: (r: StatusResult) => void;
 }
 
 const groupMatches = (filter: number, group: number): boolean => filter === 255 || filter === group;
@@ -114,12 +122,11 @@ export async function discover(
  * STATUS broadcast rounds: the first poll, then re-polls while fewer than `expected`
  * devices answered and the previous round brought someone new (bounded by
  * statusMaxRounds). Each round's window is sized for the devices still missing and ends
- * early once they all answered. Returns who answered; silent devices are missing.
+ * early once they all answered. With `targets`, a few devices still missing afterwards
+ * (≤ statusFollowUpMax) are polled by unicast, where no other node competes for the air.
+ * Returns who answered; silent devices are missing.
  */
-export async function statusBroadcast(
-  ctx: OpContext,
-  opts: { groupId: number; expected: number; onReply?: (r: StatusResult) => void } & SendOptions,
-): Promise<StatusResult[]> {
+export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptions): Promise<StatusResult[]> {
   const o = ctx.options;
   const answered = new Map<Addr, StatusResult>();
   const toResult = (p: InboundPacket): StatusResult => {
@@ -154,6 +161,18 @@ export async function statusBroadcast(
     if (roundFailed('status poll', r, round === 1)) break;
     ctx.log.debug({ round, new: answered.size - before, total: answered.size }, 'status round done');
     if (answered.size === before) break;
+  }
+  const missing = (opts.targets ?? []).filter((a) => !answered.has(a));
+  if (missing.length > 0 && missing.length <= o.statusFollowUpMax) {
+    for (const addr of missing) {
+      const r = await statusUnicast(ctx, addr, opts.groupId, opts);
+      if (r.ok) {
+        answered.set(addr, r.value);
+        safeCall(ctx, 'status', opts.onReply, r.value);
+      } else if (r.reason === 'link_down' || r.reason === 'cancelled') {
+        throw new GatewayTxError(r.reason, r.detail);
+      }
+    }
   }
   return [...answered.values()];
 }

@@ -346,9 +346,7 @@ class Driver implements LightnetGatewayDriver {
     return broadcasts.discover(this.ctx, opts);
   }
 
-  statusBroadcast(
-    opts: { groupId: number; expected: number; onReply?: (r: StatusResult) => void } & SendOptions,
-  ): Promise<StatusResult[]> {
+  statusBroadcast(opts: broadcasts.StatusBroadcastOptions): Promise<StatusResult[]> {
     return broadcasts.statusBroadcast(this.ctx, opts);
   }
 

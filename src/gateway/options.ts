@@ -71,6 +71,8 @@ export interface DriverOptions {
    * a new responder, the poll is repeated (collided replies get another chance).
    */
   statusMaxRounds: number;
+  /** After the rounds, at most this many still-missing known targets are polled by unicast. */
+  statusFollowUpMax: number;
 
   // ── Acknowledged unicasts ─────────────────────────────────────────────────────
   /** SET_GROUP: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3). */
@@ -129,6 +131,7 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   statusPerNodeMs: 150,
   statusUnicastMs: 1150,
   statusMaxRounds: 3,
+  statusFollowUpMax: 8,
 
   setGroupTimeoutMs: 1500,
   setGroupAttempts: 3,

@@ -130,9 +130,18 @@ export interface GatewayDriver {
   discover(
     opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
   ): Promise<IdentifyResult[]>;
-  /** STATUS broadcast with group filter; early exit at `expected` replies. */
+  /**
+   * STATUS broadcast with group filter; early exit at `expected` replies. Collided replies
+   * get further rounds; with `targets` (the devices expected to answer), a few stragglers
+   * are then polled by unicast. Returns who answered.
+   */
   statusBroadcast(
-    opts: { groupId: number; expected: number; onReply?: (r: StatusResult) => void } & SendOptions,
+    opts: {
+      groupId: number;
+      expected: number;
+      targets?: readonly Addr[];
+      onReply?: (r: StatusResult) => void;
+    } & SendOptions,
   ): Promise<StatusResult[]>;
   statusUnicast(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<StatusResult>>;
   /** SET_GROUP with ACK wait and retries (1.5 s × 3 by default). */

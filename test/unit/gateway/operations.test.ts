@@ -158,6 +158,21 @@ describe('broadcast collections', () => {
     expect(round).toBe(2);
   });
 
+  it('statusBroadcast polls a few missing targets by unicast after the rounds', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      if (f.receiver === 'FFFFFF') g.later(100, replyFrom('000001', status(1)));
+      else if (f.receiver === '000002') g.later(150, replyFrom('000002', status(2)));
+    };
+    const r = await clock.run(
+      driver.statusBroadcast({ groupId: 4, expected: 3, targets: ['000001', '000002', '000003'] }),
+    );
+    expect(r.map((x) => x.addr)).toEqual(['000001', '000002']);
+    expect(gw.frames.map((f) => f.receiver)).toEqual(['FFFFFF', 'FFFFFF', '000002', '000003']);
+    expect(gw.frames[2]?.body).toEqual(Uint8Array.from([4, 0]));
+  });
+
   it('statusBroadcast throws when the poll could not be sent', async () => {
     const { clock, driver, gw } = await rig({ txPendingRetries: 0 });
     gw.onM2n = (f, g) => g.emit({ kind: 'tx_rejected', typeFull: f.typeFull, reason: 1 });
