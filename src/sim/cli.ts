@@ -10,6 +10,7 @@ import pino from 'pino';
 import { ScaledClock } from '../clock.ts';
 import { createFleet } from './fleet.ts';
 import { startSimTcpServer } from './sim-host.ts';
+import { watchLauncher } from './launcher-watch.ts';
 
 function parseListen(v: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(v);
@@ -37,6 +38,12 @@ function parseNum(min: number, max: number, exclusiveMin = false) {
   };
 }
 
+function parseMac(v: string): string {
+  const hex = v.replace(/[^0-9a-fA-F]/g, '');
+  if (hex.length !== 12) throw new InvalidArgumentError('expected 12 hex digits, e.g. 48:CA:43:10:20:30');
+  return hex.toUpperCase();
+}
+
 const parseSeed = (v: string): number | string => (/^\d+$/.test(v) ? Number(v) : v);
 
 interface CliOptions {
@@ -46,6 +53,7 @@ interface CliOptions {
   simTimeScale: number;
   loss: number;
   resetOnOpen: boolean;
+  gatewayMac: string;
   logLevel: string;
 }
 
@@ -58,6 +66,12 @@ async function main(): Promise<void> {
     .option('--sim-seed <s>', 'seed for the fleet (MACs, types, radio behaviour)', parseSeed, 1)
     .option('--sim-time-scale <x>', 'wall ms per virtual ms (0.1 = 10x faster)', parseNum(0, 100, true), 1)
     .option('--loss <rate>', 'radio packet loss rate 0..1', parseNum(0, 1), 0)
+    .option(
+      '--gateway-mac <mac>',
+      'gateway MAC (identify answer, LoRa address)',
+      parseMac,
+      '48:CA:43:10:20:30',
+    )
     .option('--reset-on-open', 'reset the gateway on every connection, like a CP2102 board', false)
     .option('--log-level <level>', 'pino log level', 'info')
     .parse(process.argv);
@@ -71,6 +85,7 @@ async function main(): Promise<void> {
     clock,
     lossRate: o.loss,
     resetOnOpen: o.resetOnOpen,
+    gatewayMac: o.gatewayMac,
   });
   fleet.start();
   // Announce only a gateway that answers: a tool may identify right after the log line.
@@ -103,6 +118,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGHUP', () => shutdown('SIGHUP'));
+  watchLauncher(() => shutdown('launcher exited'));
 }
 
 main().catch((err: unknown) => {

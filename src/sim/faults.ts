@@ -106,6 +106,11 @@ export class Faults {
     return this.t.gateway.nvsFail;
   }
 
+  /** The node's flash writes fail (an RF_CONFIG is answered with ACK_ERROR). */
+  nodeNvsFail(addr: string, on: boolean): void {
+    this.node(addr).nvsFail = on;
+  }
+
   /** Resets the gateway as if its port had been opened on a CP2102 board. */
   resetGateway(): void {
     this.t.sched.runExternal(() => this.t.gateway.boot());

@@ -70,6 +70,8 @@ export class SimNode {
   lastRssi = 0;
   lastSnr = 0;
   rebootCount = 0;
+  /** Fault: flash writes fail (RF_CONFIG answers ACK_ERROR). */
+  nvsFail = false;
   /** Persisted CONFIG overrides; live and persisted are the same (§6.5 "live + persisted"). */
   readonly overrides: Overrides = defaultOverrides();
   readonly startblock: StartblockConfig | null;
@@ -356,6 +358,10 @@ export class SimNode {
   private onRfConfig(sender: Addr, rf: RfConfig): void {
     if (validateRfConfig(rf) !== null) {
       this.ack(sender, OPC.RF_CONFIG, 2);
+      return;
+    }
+    if (this.nvsFail) {
+      this.ack(sender, OPC.RF_CONFIG, 5);
       return;
     }
     this.persisted.rf = { ...rf };

@@ -171,6 +171,15 @@ describe('simulated node: CONFIG, GET_CONFIG, GET_RF_CONFIG (§8.12)', () => {
     expect(w.node.led.bri).toBe(128);
   });
 
+  it('RF_CONFIG with a failing flash is answered with ACK_ERROR (5) and changes nothing', () => {
+    const w = bound();
+    w.node.nvsFail = true;
+    w.send('AABBCC', { op: 'RF_CONFIG', rf: { ...DEFAULT_RF, freqHz: 868_700_000 } });
+    w.run(500);
+    expect(w.replies()).toEqual([{ kind: 'ACK', ackOf: 0x0d, status: 5, seq: 0 }]);
+    expect(w.node.snapshot().persisted.rf).toEqual(DEFAULT_RF);
+  });
+
   it('GET_CONFIG to broadcast and GET_RF_CONFIG with reserved ≠ 0 get no reply', () => {
     const w = bound();
     w.send('FFFFFF', { op: 'GET_CONFIG', option: 0x05 });
