@@ -122,13 +122,19 @@ export async function discover(
  * STATUS broadcast rounds: the first poll, then re-polls while fewer than `expected`
  * devices answered and the previous round brought someone new (bounded by
  * statusMaxRounds). Each round's window is sized for the devices still missing and ends
- * early once they all answered. With `targets`, a few devices still missing afterwards
- * (≤ statusFollowUpMax) are polled by unicast, where no other node competes for the air.
+ * early once they all answered. Every device answers every round, so later rounds are
+ * crowded by devices already heard; with `targets`, as soon as polling the remaining
+ * stragglers one by one (no contention) is expected to be faster than another round, and
+ * at most statusFollowUpMax remain, they are polled by unicast instead.
  * Returns who answered; silent devices are missing.
  */
 export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptions): Promise<StatusResult[]> {
   const o = ctx.options;
   const answered = new Map<Addr, StatusResult>();
+  const targets = opts.targets ?? [];
+  const stragglers = (): Addr[] => targets.filter((a) => !answered.has(a));
+  // One unicast poll of a live device: request, mean reply delay, reply.
+  const unicastMs = ctx.airtimeMs(2) + 175 + ctx.airtimeMs(8);
   const toResult = (p: InboundPacket): StatusResult => {
     if (p.reply?.kind !== 'STATUS_REPLY') throw new TypeError('expected a STATUS_REPLY');
     return { addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts };
@@ -141,6 +147,7 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
       await roundGap(ctx, o.retryGapMs, 'status poll', opts.signal);
     }
     const before = answered.size;
+    const startedAt = ctx.clock.now();
     const spec: MatchSpec = {
       senders: null,
       opcode: OPC.STATUS,
@@ -159,12 +166,17 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
     const request: M2NRequest = { op: 'STATUS', groupId: opts.groupId, flags: 0 };
     const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
     if (roundFailed('status poll', r, round === 1)) break;
-    ctx.log.debug({ round, new: answered.size - before, total: answered.size }, 'status round done');
-    if (answered.size === before) break;
+    const fresh = answered.size - before;
+    const tookMs = Math.max(1, ctx.clock.now() - startedAt);
+    ctx.log.debug({ round, new: fresh, total: answered.size, tookMs }, 'status round done');
+    if (fresh === 0) break;
+    const left = stragglers().length;
+    if (left > 0 && left <= o.statusFollowUpMax && fresh / tookMs < 1 / unicastMs) break;
   }
-  const missing = (opts.targets ?? []).filter((a) => !answered.has(a));
-  if (missing.length > 0 && missing.length <= o.statusFollowUpMax) {
-    for (const addr of missing) {
+  // Nobody answered at all: the group is off (or the radio is); do not poll one by one.
+  const left = answered.size > 0 ? stragglers() : [];
+  if (left.length > 0 && left.length <= o.statusFollowUpMax) {
+    for (const addr of left) {
       const r = await statusUnicast(ctx, addr, opts.groupId, opts);
       if (r.ok) {
         answered.set(addr, r.value);

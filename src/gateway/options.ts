@@ -71,7 +71,10 @@ export interface DriverOptions {
    * a new responder, the poll is repeated (collided replies get another chance).
    */
   statusMaxRounds: number;
-  /** After the rounds, at most this many still-missing known targets are polled by unicast. */
+  /**
+   * Known targets still missing after the rounds are polled by unicast if at most this many
+   * remain (a switched-off device costs statusUnicastMs each).
+   */
   statusFollowUpMax: number;
 
   // ── Acknowledged unicasts ─────────────────────────────────────────────────────
@@ -130,8 +133,8 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   statusBaseMs: 1000,
   statusPerNodeMs: 150,
   statusUnicastMs: 1150,
-  statusMaxRounds: 3,
-  statusFollowUpMax: 8,
+  statusMaxRounds: 6,
+  statusFollowUpMax: 32,
 
   setGroupTimeoutMs: 1500,
   setGroupAttempts: 3,

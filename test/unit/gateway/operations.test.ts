@@ -141,7 +141,7 @@ describe('broadcast collections', () => {
     expect(gw.frames).toHaveLength(2);
   });
 
-  it('statusBroadcast gives collided replies another round', async () => {
+  it('statusBroadcast gives collided replies another round (no targets known)', async () => {
     const { clock, driver, gw } = await rig();
     const perRound = [['000001', '000003'], ['000001', '000002', '000003'], []];
     let round = 0;
@@ -169,8 +169,9 @@ describe('broadcast collections', () => {
       driver.statusBroadcast({ groupId: 4, expected: 3, targets: ['000001', '000002', '000003'] }),
     );
     expect(r.map((x) => x.addr)).toEqual(['000001', '000002']);
-    expect(gw.frames.map((f) => f.receiver)).toEqual(['FFFFFF', 'FFFFFF', '000002', '000003']);
-    expect(gw.frames[2]?.body).toEqual(Uint8Array.from([4, 0]));
+    // One reply in a 700 ms round is slower than polling the two stragglers directly.
+    expect(gw.frames.map((f) => f.receiver)).toEqual(['FFFFFF', '000002', '000003']);
+    expect(gw.frames[1]?.body).toEqual(Uint8Array.from([4, 0]));
   });
 
   it('statusBroadcast throws when the poll could not be sent', async () => {
