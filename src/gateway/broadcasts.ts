@@ -23,11 +23,39 @@ function roundFailed(label: string, r: Exchange, firstRound: boolean): boolean {
   return false;
 }
 
-async function roundGap(opts: OpContext, ms: number, label: string, signal?: AbortSignal): Promise<void> {
-  try {
-    await opts.clock.sleep(ms, signal);
-  } catch {
-    throw new GatewayTxError('cancelled', `${label}: cancelled`);
+/**
+ * Tracks when replies of one kind were last heard (from anyone), so that the next request
+ * waits for the air to calm down: a node holding a reply it could not send yet does not
+ * listen (§8.5) and would miss the next poll.
+ */
+class AirWatch {
+  lastAt = 0;
+  roundStart = 0;
+
+  constructor(
+    private readonly ctx: OpContext,
+    private readonly quietMs: number,
+  ) {}
+
+  saw(ts: number): void {
+    this.lastAt = Math.max(this.lastAt, ts);
+  }
+
+  /** Sleeps `minGapMs`, then until `quietMs` without replies or the nodes' give-up time. */
+  async settle(minGapMs: number, label: string, signal?: AbortSignal): Promise<void> {
+    const { clock, options } = this.ctx;
+    const giveUpAt = this.roundStart + options.nodeGiveUpMs;
+    try {
+      await clock.sleep(minGapMs, signal);
+      for (;;) {
+        const now = clock.now();
+        const wait = Math.min(this.lastAt + this.quietMs, giveUpAt) - now;
+        if (wait <= 0) return;
+        await clock.sleep(wait, signal);
+      }
+    } catch {
+      throw new GatewayTxError('cancelled', `${label}: cancelled`);
+    }
   }
 }
 
@@ -74,8 +102,11 @@ export async function discover(
     safeCall(ctx, 'discovery', opts.onReply, r);
   };
   for (const a of ctx.announcements(opts.groupId)) add({ ...a, source: 'announcement' });
+  const air = new AirWatch(ctx, o.discoveryIdleMs);
   const stopObserving = ctx.observe((p) => {
-    if (p.reply?.kind !== 'IDENTIFY_REPLY' || !groupMatches(opts.groupId, p.reply.groupId)) return;
+    if (p.reply?.kind !== 'IDENTIFY_REPLY') return;
+    air.saw(p.ts);
+    if (!groupMatches(opts.groupId, p.reply.groupId)) return;
     const source = p.packet.receiver === BROADCAST ? 'announcement' : 'reply';
     add({ addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts, source });
   });
@@ -83,13 +114,15 @@ export async function discover(
     let quiet = 0;
     const answered = new Set<Addr>();
     for (let round = 1; round <= o.discoveryMaxRounds; round++) {
-      if (round > 1) await roundGap(ctx, o.discoveryRoundGapMs, 'discovery', opts.signal);
+      if (round > 1) await air.settle(o.discoveryRoundGapMs, 'discovery', opts.signal);
       fresh = 0;
+      air.roundStart = ctx.clock.now();
       const spec: MatchSpec = {
         senders: null,
         opcode: OPC.DEVICES,
         kind: 'IDENTIFY_REPLY',
         accept: (p) => p.reply?.kind === 'IDENTIFY_REPLY' && groupMatches(opts.groupId, p.reply.groupId),
+        keepAlive: (p) => p.reply?.kind === 'IDENTIFY_REPLY',
         expected: null,
         idleMs: o.discoveryIdleMs,
         maxMs: o.discoveryMaxMs,
@@ -133,8 +166,38 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
   const answered = new Map<Addr, StatusResult>();
   const targets = opts.targets ?? [];
   const stragglers = (): Addr[] => targets.filter((a) => !answered.has(a));
-  // One unicast poll of a live device: request, mean reply delay, reply.
-  const unicastMs = ctx.airtimeMs(2) + 175 + ctx.airtimeMs(8);
+  const air = new AirWatch(ctx, o.statusIdleMs);
+  const stopObserving = ctx.observe((p) => {
+    if (p.reply?.kind === 'STATUS_REPLY') air.saw(p.ts);
+  });
+  try {
+    await statusRounds(ctx, opts, answered, air, stragglers);
+    // Nobody answered at all: the group is off (or the radio is); do not poll one by one.
+    const left = answered.size > 0 ? stragglers() : [];
+    if (left.length > 0 && left.length <= o.statusFollowUpMax) {
+      await air.settle(o.retryGapMs, 'status poll', opts.signal);
+      await followUp(ctx, left, opts, (r) => {
+        answered.set(r.addr, r);
+        safeCall(ctx, 'status', opts.onReply, r);
+      });
+    }
+  } finally {
+    stopObserving();
+  }
+  return [...answered.values()];
+}
+
+/** The broadcast rounds of a status poll; stops early when unicast follow-ups are faster. */
+async function statusRounds(
+  ctx: OpContext,
+  opts: StatusBroadcastOptions,
+  answered: Map<Addr, StatusResult>,
+  air: AirWatch,
+  stragglers: () => Addr[],
+): Promise<void> {
+  const o = ctx.options;
+  // Follow-up cost per live device: request, mean reply delay, reply; a few run at once.
+  const unicastMs = (ctx.airtimeMs(2) + 175 + ctx.airtimeMs(8)) / Math.max(1, o.statusFollowUpConcurrency);
   const toResult = (p: InboundPacket): StatusResult => {
     if (p.reply?.kind !== 'STATUS_REPLY') throw new TypeError('expected a STATUS_REPLY');
     return { addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts };
@@ -144,16 +207,19 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
     const missing = opts.expected - answered.size;
     if (round > 1) {
       if (missing <= 0) break;
-      await roundGap(ctx, o.retryGapMs, 'status poll', opts.signal);
+      await air.settle(o.retryGapMs, 'status poll', opts.signal);
     }
     const before = answered.size;
     const startedAt = ctx.clock.now();
+    air.roundStart = startedAt;
     const spec: MatchSpec = {
       senders: null,
       opcode: OPC.STATUS,
       kind: 'STATUS_REPLY',
-      // Devices that answered an earlier round answer again: they are not news.
+      // Devices that answered an earlier round answer again: they are not news, but while
+      // they keep the air busy, stragglers are still waiting for a gap.
       accept: (p) => !answered.has(p.packet.sender),
+      keepAlive: (p) => p.reply?.kind === 'STATUS_REPLY',
       expected: opts.expected > 0 ? missing : null,
       idleMs: o.statusIdleMs,
       maxMs: statusWindowMs(o, Math.max(0, missing)),
@@ -173,18 +239,31 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
     const left = stragglers().length;
     if (left > 0 && left <= o.statusFollowUpMax && fresh / tookMs < 1 / unicastMs) break;
   }
-  // Nobody answered at all: the group is off (or the radio is); do not poll one by one.
-  const left = answered.size > 0 ? stragglers() : [];
-  if (left.length > 0 && left.length <= o.statusFollowUpMax) {
-    for (const addr of left) {
+}
+
+/**
+ * Unicast STATUS to each straggler, a few at a time: frames still go out one by one, but
+ * the reply windows overlap, so a switched-off device costs its timeout only once per
+ * `statusFollowUpConcurrency` devices, while so few nodes answer at once that they rarely
+ * collide.
+ */
+async function followUp(
+  ctx: OpContext,
+  addrs: readonly Addr[],
+  opts: StatusBroadcastOptions,
+  onAnswer: (r: StatusResult) => void,
+): Promise<void> {
+  const queue = [...addrs];
+  let failure: GatewayTxError | null = null;
+  const worker = async (): Promise<void> => {
+    for (let addr = queue.shift(); addr !== undefined && !failure; addr = queue.shift()) {
       const r = await statusUnicast(ctx, addr, opts.groupId, opts);
-      if (r.ok) {
-        answered.set(addr, r.value);
-        safeCall(ctx, 'status', opts.onReply, r.value);
-      } else if (r.reason === 'link_down' || r.reason === 'cancelled') {
-        throw new GatewayTxError(r.reason, r.detail);
-      }
+      if (r.ok) onAnswer(r.value);
+      else if (r.reason === 'link_down' || r.reason === 'cancelled')
+        failure = new GatewayTxError(r.reason, r.detail);
     }
-  }
-  return [...answered.values()];
+  };
+  const n = Math.max(1, Math.min(ctx.options.statusFollowUpConcurrency, queue.length));
+  await Promise.all(Array.from({ length: n }, worker));
+  if (failure) throw failure;
 }

@@ -33,6 +33,11 @@ export interface MatchSpec {
   maxMs: number;
   /** Called synchronously for each newly matched sender. */
   onMatch?: (p: InboundPacket) => void;
+  /**
+   * Packets that do not match but show the air is still busy with answers to this request
+   * (e.g. repeats from senders already counted) postpone the idle end too.
+   */
+  keepAlive?: (p: InboundPacket) => boolean;
 }
 
 export type MatchEnd = 'count' | 'idle' | 'max' | 'cancelled' | 'link_down';
@@ -107,7 +112,11 @@ class Pending implements PendingMatch {
 
   /** Returns true when the packet was consumed by this matcher. */
   offer(p: InboundPacket): boolean {
-    if (this.finished || !packetMatches(this.spec, p)) return false;
+    if (this.finished) return false;
+    if (!packetMatches(this.spec, p)) {
+      if (this.started && this.bySender.size > 0 && this.spec.keepAlive?.(p)) this.armIdle();
+      return false;
+    }
     // A duplicate from a sender already counted is still consumed: it answers this request.
     if (this.bySender.has(p.packet.sender)) return true;
     this.bySender.set(p.packet.sender, p);

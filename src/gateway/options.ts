@@ -57,6 +57,12 @@ export interface DriverOptions {
    */
   discoveryAnnouncementMaxAgeMs: number;
 
+  /**
+   * A node abandons a reply it could not send within this time (§8.5: 5 s) and does not
+   * listen until then; follow-up requests wait (bounded by this) for the air to calm down.
+   */
+  nodeGiveUpMs: number;
+
   // ── Status poll ───────────────────────────────────────────────────────────────
   /** Broadcast poll: idle window after the last reply (§9.2: 0.6 s). */
   statusIdleMs: number;
@@ -76,6 +82,12 @@ export interface DriverOptions {
    * remain (a switched-off device costs statusUnicastMs each).
    */
   statusFollowUpMax: number;
+  /**
+   * Follow-up polls in flight at once. Above 1 the reply windows overlap: faster with
+   * switched-off devices, but the gateway (no LBT) then transmits over replies and the
+   * simulated 200-node fleet loses a few percent of them; 1 keeps the air clean.
+   */
+  statusFollowUpConcurrency: number;
 
   // ── Acknowledged unicasts ─────────────────────────────────────────────────────
   /** SET_GROUP: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3). */
@@ -128,6 +140,8 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   discoveryRoundGapMs: 100,
   discoveryAnnouncementMaxAgeMs: 600_000,
 
+  nodeGiveUpMs: 5000,
+
   statusIdleMs: 600,
   statusMaxMs: 5000,
   statusBaseMs: 1000,
@@ -135,6 +149,7 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   statusUnicastMs: 1150,
   statusMaxRounds: 6,
   statusFollowUpMax: 32,
+  statusFollowUpConcurrency: 1,
 
   setGroupTimeoutMs: 1500,
   setGroupAttempts: 3,
@@ -173,6 +188,7 @@ export function resolveDriverOptions(overrides: Partial<DriverOptions> = {}): Dr
     'discoveryMaxRounds',
     'discoveryQuietRounds',
     'statusMaxRounds',
+    'statusFollowUpConcurrency',
   ] as const) {
     if (!Number.isInteger(merged[key]) || merged[key] < 1) {
       throw new RangeError(`driver option ${key} must be an integer >= 1`);

@@ -90,6 +90,32 @@ describe('MatcherRegistry', () => {
     expect((await m.done).end).toBe('idle');
   });
 
+  it('keepAlive packets postpone the idle end without counting', async () => {
+    const clock = new ManualClock();
+    const reg = new MatcherRegistry(clock);
+    const counted = new Set(['000001']);
+    const m = reg.register({
+      ...base,
+      opcode: OPC.GET_CONFIG,
+      accept: (p) => !counted.has(p.packet.sender),
+      keepAlive: (p) => p.reply?.kind === 'CONFIG_REPLY',
+      idleMs: 600,
+      maxMs: 5000,
+    });
+    m.start();
+    reg.offer(pkt('000002', cfg(5)));
+    await clock.advance(500);
+    expect(reg.offer(pkt('000001', cfg(5)))).toBe(false);
+    await clock.advance(500);
+    expect(m.matchCount).toBe(1);
+    let ended = false;
+    void m.done.then(() => (ended = true));
+    await clock.advance(0);
+    expect(ended).toBe(false);
+    await clock.advance(101);
+    expect((await m.done).end).toBe('idle');
+  });
+
   it('hits the ceiling when nothing matches, and cancelAll ends every matcher', async () => {
     const clock = new ManualClock();
     const reg = new MatcherRegistry(clock);
