@@ -19,6 +19,8 @@ export interface HostOptions {
   password?: string;
   prefix?: string;
   wifi?: 'nmcli' | 'none';
+  /** Default: the in-process simulator on a memory link. */
+  gateway?: Config['gateway'];
   overrides?: HostOverrides;
 }
 
@@ -45,8 +47,8 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     host: '127.0.0.1',
     prefix: o.prefix ?? '/lightnet',
     dataDir,
-    gateway: { kind: 'sim' },
-    gatewayText: 'sim',
+    gateway: o.gateway ?? { kind: 'sim' },
+    gatewayText: o.gateway?.kind ?? 'sim',
     simNodes: o.nodes ?? 6,
     simSeed: o.seed ?? 7,
     simTimeScale: o.timeScale ?? 0.1,
