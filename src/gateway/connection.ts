@@ -161,6 +161,7 @@ export class ConnectionManager {
       return true;
     } catch (err) {
       await this.session.close();
+      if (this.stopped) return false;
       this.failureCount++;
       this.lastError = `connect failed: ${errText(err)}`;
       this.log.warn(

@@ -235,6 +235,9 @@ export class SendQueue {
     for (let attempt = 0; ; attempt++) {
       await this.waitWhileBusy();
       if (!this.open) return fail('link_down', this.closedDetail);
+      if (attempt === 0 && this.clock.now() > item.deadlineAt) {
+        return fail('deadline', `${item.label}: not sent within its deadline (gateway busy)`);
+      }
       const raw = await this.writeAndAwait(item);
       switch (raw.kind) {
         case 'done':

@@ -116,6 +116,17 @@ describe('driver lifecycle', () => {
     expect(driver.diagnostics().linkLosses).toBe(1);
   });
 
+  it('an EV_ERROR from the gateway takes the link down and it reconnects', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.emit({ kind: 'error', text: 'radio init failed' });
+    await clock.advance(1);
+    expect(driver.readiness()).toMatchObject({ ready: false });
+    expect(driver.readiness().last_error).toContain('radio init failed');
+    expect(driver.master()).toMatchObject({ last_event: 'USB_ERROR', state: 'UNKNOWN' });
+    await clock.advance(3000);
+    expect(driver.readiness()).toMatchObject({ ready: true, failure_count: 0 });
+  });
+
   it('retry() reconnects at once and resets the backoff', async () => {
     const { clock, driver, gw } = await rig();
     gw.endpoint.unplug();

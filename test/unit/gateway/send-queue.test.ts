@@ -131,6 +131,17 @@ describe('send queue: priority, deadlines, cancellation, validation', () => {
     expect(gw.frames).toHaveLength(1);
   });
 
+  it('drops an item whose deadline passed while the gateway stayed busy', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.emit({ kind: 'state', report: false, state: 1, metadataMs: 0 });
+    await clock.advance(1);
+    const out = await clock.run(driver.send('AABB01', INDICATE, { deadlineMs: 300 }));
+    expect(out).toMatchObject({ ok: false, reason: 'deadline' });
+    expect(gw.frames).toHaveLength(0);
+    // The stale TX state is no longer trusted: the next frame goes out at once.
+    expect(await clock.run(driver.send('AABB02', INDICATE))).toEqual({ ok: true });
+  });
+
   it('cancels a queued item through its signal', async () => {
     const { clock, driver, gw } = await rig();
     gw.onM2n = (_f, g) => g.later(500, ...TX_CYCLE);
