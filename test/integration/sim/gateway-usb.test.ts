@@ -51,8 +51,8 @@ describe('simulated gateway over USB', () => {
     await env.ready();
     const from = env.rx.length;
     const frame = hex('00 0E 08 FF FF FF 03 05 83 C8 02 03 06 FF 80 00');
-    await env.send(frame);
-    await env.send(frame);
+    // One write: both frames reach the gateway together, as on a 921600 baud line.
+    await env.send([...frame, ...frame]);
     await env.rx.waitFor((i) => i.hex === '0002F100', 2000, from);
     const got = env.rx.hexSince(from);
     // The reject may come before or after the TX state event (TX starts ~1 ms after the frame).
@@ -105,8 +105,7 @@ describe('simulated gateway over USB', () => {
     const onAir: string[] = [];
     env.sim.fleet.air.events.on('tx', ({ bytes }) => onAir.push(toHex(bytes)));
     const from = env.rx.length;
-    await env.send(hex('00 06 0C FF FF FF 04 05'));
-    await env.send(hex('00 09 06 FF FF FF 00 00 00 07 01'));
+    await env.send([...hex('00 06 0C FF FF FF 04 05'), ...hex('00 09 06 FF FF FF 00 00 00 07 01')]);
     await env.rx.waitFor((i) => i.ev?.kind === 'tx_done', 2000, from);
     await env.sleep(400);
     const evs = env.rx.hexSince(from);

@@ -3,15 +3,38 @@
  * collector that decodes what the gateway sends (with virtual timestamps) so tests can
  * wait for frames by predicate instead of sleeping.
  */
-import { ScaledClock, type Clock } from '../../../src/clock.ts';
+import type { Clock } from '../../../src/clock.ts';
 import { HostFrameDecoder } from '../../../src/protocol/framing.ts';
 import { decodeGatewayInbound } from '../../../src/protocol/events.ts';
 import type { GatewayInbound, RawFrame } from '../../../src/protocol/types.ts';
 import type { Link } from '../../../src/transport/link.ts';
 import { startSimOnMemory, type SimOnMemory, type SimOnMemoryOptions } from '../../../src/sim/sim-host.ts';
 import { toHex } from '../../../src/protocol/bytes.ts';
+import { ManualClock } from '../../unit/sim/manual-clock.ts';
 
-export const SCALE = 0.02;
+/**
+ * Virtual time for these tests advances in 1 ms steps, yielding to the event loop between
+ * steps (so memory-link bytes and test code run in between). Nothing depends on wall time,
+ * so a loaded machine cannot make a test miss a window: runs are exactly reproducible.
+ */
+export class SteppedClock extends ManualClock {
+  private running = false;
+
+  start(stepMs = 1): void {
+    if (this.running) return;
+    this.running = true;
+    const loop = (): void => {
+      if (!this.running) return;
+      this.advance(stepMs);
+      setImmediate(loop);
+    };
+    setImmediate(loop);
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+}
 
 export interface Item {
   at: number;
@@ -106,7 +129,10 @@ export interface SimTestEnv {
 export async function openSim(
   opts: Partial<SimOnMemoryOptions> & { nodes: number; seed: number | string },
 ): Promise<SimTestEnv> {
-  const clock = opts.clock ?? new ScaledClock(SCALE);
+  // A caller-supplied clock (e.g. ScaledClock) runs in real time; default is stepped time.
+  const stepped = opts.clock ? null : new SteppedClock();
+  const clock: Clock = opts.clock ?? (stepped as SteppedClock);
+  stepped?.start();
   const sim = startSimOnMemory({ bootSpreadMs: 0, ...opts, clock });
   const link = sim.linkFactory();
   const rx = new Collector(clock);
@@ -131,6 +157,7 @@ export async function openSim(
     async close() {
       await link.close();
       sim.stop();
+      stepped?.stop();
     },
   };
 }

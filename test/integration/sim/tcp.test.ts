@@ -46,6 +46,7 @@ describe('simulator over raw TCP', () => {
     a.write(Uint8Array.from([0x00, 0x01, 0x01]));
     expect((await answer).toString('latin1')).toContain('RaceLink_Gateway_v448:CA:43:10:20:30');
     const b = await connect(server.port);
+    b.resume();
     await new Promise<void>((r) => b.once('close', () => r()));
     // The first client still works.
     const report = readUntil(a, (all) => all.includes(Buffer.from([0x00, 0x02, 0xf5])));
@@ -60,11 +61,14 @@ describe('simulator over raw TCP', () => {
     await fleet.gateway.whenBooted();
     server = await startSimTcpServer({ host: '127.0.0.1', port: 0, fleet });
     const a = await connect(server.port);
+    // Unread bytes (boot/autosync events) would hold back 'end'/'close': consume them.
+    a.resume();
     await new Promise<void>((r) => setImmediate(r));
     const closed = new Promise<void>((r) => a.once('close', () => r()));
     fleet.faults.dropLink();
     await closed;
     const b = await connect(server.port);
+    b.resume();
     await new Promise<void>((r) => b.once('close', () => r()));
     fleet.faults.restoreLink();
     const c = await connect(server.port);
