@@ -78,10 +78,10 @@ function safeCall<T>(ctx: OpContext, what: string, fn: ((r: T) => void) | undefi
 }
 
 /**
- * DEVICES rounds (bounded by discoveryMaxRounds). Discovery ends after a round that brought
- * no new node and in which every known node was heard (nothing collided, so nobody is
- * hiding), or after `discoveryQuietRounds` consecutive rounds without a new node. Recent
- * boot announcements seed the result, and announcements arriving meanwhile count too.
+ * DEVICES rounds until `discoveryQuietRounds` consecutive rounds bring no node not seen
+ * before (bounded by discoveryMaxRounds). Before each round the air must calm down, so
+ * that nodes still holding a reply listen again. Recent boot announcements seed the
+ * result, and announcements arriving meanwhile count too.
  */
 export async function discover(
   ctx: OpContext,
@@ -112,7 +112,6 @@ export async function discover(
   });
   try {
     let quiet = 0;
-    const answered = new Set<Addr>();
     for (let round = 1; round <= o.discoveryMaxRounds; round++) {
       if (round > 1) await air.settle(o.discoveryRoundGapMs, 'discovery', opts.signal);
       fresh = 0;
@@ -130,20 +129,13 @@ export async function discover(
       const request: M2NRequest = { op: 'DEVICES', groupId: opts.groupId, flags: 0 };
       const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
       if (roundFailed('discovery', r, round === 1)) break;
-      const heard = new Set(r.kind === 'result' ? r.result.matches.map((p) => p.packet.sender) : []);
-      const answeredBefore = new Set(answered);
-      for (const a of heard) answered.add(a);
-      ctx.log.debug({ round, heard: heard.size, new: fresh, total: found.size }, 'discovery round done');
-      if (fresh > 0) {
-        quiet = 0;
-        continue;
-      }
-      quiet++;
-      // A quiet round in which every node that ever answered got through shows the channel
-      // had room for everyone: an unknown node would have been heard as well. (Nodes known
-      // only from an announcement may be switched off by now; they do not count here.)
-      const clean = round > 1 && [...answeredBefore].every((a) => heard.has(a));
-      if (clean || quiet >= o.discoveryQuietRounds) break;
+      const heard = r.kind === 'result' ? r.result.matches.length : 0;
+      ctx.log.debug({ round, heard, new: fresh, total: found.size }, 'discovery round done');
+      // Even a round in which every known node got through proves little: the weakest
+      // nodes lose every overlap to stronger ones (capture), so only a run of rounds
+      // without news ends the discovery.
+      quiet = fresh === 0 ? quiet + 1 : 0;
+      if (quiet >= o.discoveryQuietRounds) break;
     }
   } finally {
     stopObserving();

@@ -182,13 +182,9 @@ describe('broadcast collections', () => {
     );
   });
 
-  it('discovery ends after a quiet round in which every known node answered', async () => {
+  it('discovery stops after three rounds without news; news resets the count', async () => {
     const { clock, driver, gw } = await rig();
-    const perRound = [
-      ['000001', '000002'],
-      ['000002', '000003'],
-      ['000003', '000001', '000002'],
-    ];
+    const perRound = [['000001'], [], ['000002', '000001']];
     let round = 0;
     gw.onM2n = (f: M2N, g) => {
       g.emit(...TX_CYCLE);
@@ -196,8 +192,8 @@ describe('broadcast collections', () => {
       (perRound[round++] ?? []).forEach((a, i) => g.later(80 + 60 * i, replyFrom(a, identifyReply(a))));
     };
     const found = await clock.run(driver.discover({ groupId: 0 }));
-    expect(found.map((x) => x.addr).sort()).toEqual(['000001', '000002', '000003']);
-    expect(round).toBe(3);
+    expect(found.map((x) => x.addr).sort()).toEqual(['000001', '000002']);
+    expect(round).toBe(6);
   });
 
   it('discovery keeps going through collisions until three rounds bring nobody new; announcements count', async () => {
@@ -262,7 +258,13 @@ describe('broadcast collections', () => {
     const ctl = await clock.run(driver.send('FFFFFF', { op: 'INDICATE', type: 4, durationSec: 1 }));
     expect(ctl).toEqual({ ok: true });
     await clock.run(disc);
-    expect(gw.frames.map((f) => f.typeFull)).toEqual([OPC.DEVICES, OPC.INDICATE, OPC.DEVICES]);
+    expect(gw.frames.map((f) => f.typeFull)).toEqual([
+      OPC.DEVICES,
+      OPC.INDICATE,
+      OPC.DEVICES,
+      OPC.DEVICES,
+      OPC.DEVICES,
+    ]);
   });
 });
 
