@@ -172,6 +172,7 @@ export class SimGateway {
     this.syncRetry = null;
     this.autosyncBri = 128;
     this.lastSyncAt = -Infinity;
+    this.lastRxAt = -Infinity;
     this.lastEmitted = null;
     this.state = GW_STATE.IDLE;
     this.stateMeta = 0;
