@@ -2,7 +2,9 @@
  * The gateway driver: composes the link session (connect, identify, reconnect), the send
  * queue (one frame in flight), the reply matchers and the master-state mirror, and offers
  * the awaitable radio operations services use. See send-queue.ts for how TX outcomes are
- * attributed and operations.ts for the per-operation reply windows.
+ * attributed, operations.ts for the unicast reply windows and retries, broadcasts.ts for
+ * the discovery and status rounds, connection.ts for readiness and reconnects, and
+ * options.ts for every timeout and retry count.
  */
 import type { Clock } from '../clock.ts';
 import { packetAirtimeMs, loraParamsFromRf } from '../protocol/airtime.ts';

@@ -39,6 +39,11 @@ describe('driver against the simulated fleet', () => {
       const replies = await driver.statusBroadcast({ groupId: 2, expected: addrs.length });
       const answered = replies.map((r) => r.addr).sort();
       expect(answered).toEqual(addrs.filter((a) => !silent.includes(a)));
+      // With the target list, the silent ones are also asked directly: still no answer.
+      const framesBefore = driver.stats().framesSent;
+      const again = await driver.statusBroadcast({ groupId: 2, expected: addrs.length, targets: addrs });
+      expect(again.map((r) => r.addr).sort()).toEqual(answered);
+      expect(driver.stats().framesSent - framesBefore).toBeGreaterThanOrEqual(1 + silent.length);
       for (const r of replies) expect(r.reply.kind).toBe('STATUS_REPLY');
       const one = await driver.statusUnicast(silent[0] as string, 2);
       expect(one).toMatchObject({ ok: false, reason: 'no_reply' });
