@@ -8,7 +8,9 @@
  * (autosync every ≥ 30 s, SYNC auto-retries, stream fragments), and each of those ends with
  * an identical TX_DONE. Rules used here:
  *   1. No frame in flight → every TX_DONE / TX_REJECTED is an orphan and ignored.
- *   2. A TX_REJECTED is ours only if its echoed type_full equals our frame's type.
+ *   2. A TX_REJECTED is ours only if its echoed type_full equals our frame's type. A
+ *      TXPENDING-rejected frame is written again after a short gap, except SYNC: the gateway
+ *      retries a rejected SYNC by itself, so we wait for that transmission instead.
  *   3. Every accepted frame makes the gateway enter TX (`F1 01`) before its TX_DONE. A
  *      TX_DONE seen after our write AND after a TX-state entry is ours. A TX_DONE without a
  *      preceding TX entry belongs to a transmission that began before our write (or the
@@ -25,7 +27,7 @@
  */
 import type { Clock, TimerHandle } from '../clock.ts';
 import { rejectReasonName } from '../protocol/events.ts';
-import { GW_STATE, TX_REJECT } from '../protocol/types.ts';
+import { GW_STATE, OPC, TX_REJECT } from '../protocol/types.ts';
 import type { DriverOptions } from './options.ts';
 import type { Priority, TxFailure, TxOutcome } from './types.ts';
 
@@ -58,6 +60,8 @@ type RawOutcome =
 interface InFlight {
   item: QueueItem;
   sawTxStart: boolean;
+  /** A SYNC the gateway rejected as TXPENDING and will send by itself. */
+  syncDeferred: boolean;
   confirmTimer: TimerHandle | null;
   guardTimer: TimerHandle | null;
   resolve: (o: RawOutcome) => void;
@@ -187,6 +191,16 @@ export class SendQueue {
       this.hooks.onOrphan?.('tx_rejected');
       return;
     }
+    if (typeFull === OPC.SYNC && reason === TX_REJECT.TXPENDING && !f.syncDeferred) {
+      // The gateway keeps a rejected SYNC and sends it itself once the slot frees (§3.4):
+      // re-sending would put a second SYNC on the air. Its later TX cycle is our outcome;
+      // the TX_DONE of whatever held the slot must not count.
+      f.syncDeferred = true;
+      f.sawTxStart = false;
+      f.confirmTimer?.cancel();
+      f.confirmTimer = null;
+      return;
+    }
     f.resolve({ kind: 'rejected', reason });
   }
 
@@ -268,6 +282,7 @@ export class SendQueue {
       const f: InFlight = {
         item,
         sawTxStart: false,
+        syncDeferred: false,
         confirmTimer: null,
         guardTimer: null,
         resolve: (o) => {

@@ -41,6 +41,27 @@ describe('send queue: one frame in flight', () => {
     expect(driver.diagnostics().txPendingRetries).toBe(1);
   });
 
+  it('does not re-send a TXPENDING-rejected SYNC: the gateway sends it itself', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      // An autosync holds the slot: reject now, its TX_DONE follows, then the SYNC retry.
+      g.emit({ kind: 'state', report: false, state: 1, metadataMs: 0 });
+      g.emit({ kind: 'tx_rejected', typeFull: f.typeFull, reason: TX_REJECT.TXPENDING });
+      g.later(30, { kind: 'tx_done' }, { kind: 'state', report: false, state: 0, metadataMs: 0 });
+      g.later(32, ...TX_CYCLE);
+    };
+    let doneAt = 0;
+    const t0 = clock.now();
+    const p = driver.send('FFFFFF', { op: 'SYNC', ts24: 0, brightness: 0, flags: 1 }).then((o) => {
+      doneAt = clock.now();
+      return o;
+    });
+    expect(await clock.run(p, 5000, 1)).toEqual({ ok: true });
+    expect(gw.frames).toHaveLength(1);
+    expect(doneAt - t0).toBeGreaterThanOrEqual(32);
+    expect(driver.diagnostics().txPendingRetries).toBe(0);
+  });
+
   it('reports a rejection after the TXPENDING retries are used up', async () => {
     const { clock, driver, gw } = await rig({ txPendingRetries: 1 });
     gw.onM2n = (f, g) => g.emit({ kind: 'tx_rejected', typeFull: f.typeFull, reason: TX_REJECT.TXPENDING });
