@@ -63,3 +63,132 @@ export class ScaledClock implements Clock {
 }
 
 export const realClock = (): Clock => new ScaledClock(1);
+
+interface SteppedTimer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  dead: boolean;
+}
+
+/**
+ * Virtual time that advances by a fixed step per event-loop turn, independent of wall
+ * time. Tests use it so that a busy machine slows everything down uniformly instead of
+ * letting timeouts fire early: radio timing then depends on event order, not CPU load.
+ */
+export class SteppedClock implements Clock {
+  /** Not tied to wall time. */
+  readonly scale = Number.NaN;
+  private t: number;
+  private heap: SteppedTimer[] = [];
+  private seq = 0;
+  private running = false;
+
+  constructor(
+    private readonly stepMs = 1,
+    startMs = Date.now(),
+  ) {
+    this.t = startMs;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const timer: SteppedTimer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, dead: false };
+    this.push(timer);
+    return { cancel: () => (timer.dead = true) };
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason as Error);
+        return;
+      }
+      const onAbort = (): void => {
+        handle.cancel();
+        reject(signal?.reason as Error);
+      };
+      const handle = this.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Moves time forward by `ms`, firing due timers in time order. */
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      const top = this.heap[0];
+      if (!top || top.at > end) break;
+      this.pop();
+      if (top.dead) continue;
+      this.t = Math.max(this.t, top.at);
+      top.fn();
+    }
+    this.t = end;
+  }
+
+  /** Starts advancing one step per event-loop turn. */
+  start(): this {
+    if (this.running) return this;
+    this.running = true;
+    const loop = (): void => {
+      if (!this.running) return;
+      this.advance(this.stepMs);
+      setImmediate(loop);
+    };
+    setImmediate(loop);
+    return this;
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  private less(a: SteppedTimer, b: SteppedTimer): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+
+  private push(x: SteppedTimer): void {
+    const h = this.heap;
+    h.push(x);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const hp = h[p] as SteppedTimer;
+      if (!this.less(x, hp)) break;
+      h[i] = hp;
+      i = p;
+    }
+    h[i] = x;
+  }
+
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop();
+    if (!last || h.length === 0) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      let mv = last;
+      const lv = h[l];
+      const rv = h[r];
+      if (lv && this.less(lv, mv)) {
+        m = l;
+        mv = lv;
+      }
+      if (rv && this.less(rv, mv)) m = r;
+      if (m === i) break;
+      h[i] = h[m] as SteppedTimer;
+      i = m;
+    }
+    h[i] = last;
+  }
+}

@@ -40,6 +40,8 @@ export interface HostHandle {
 
 export interface HostOverrides {
   runner?: CommandRunner;
+  /** Clock for the simulated fleet and everything that shares its time (tests). */
+  simClock?: Clock;
   /** Driver option overrides (tests). */
   driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
 }
@@ -52,8 +54,8 @@ interface GatewayChoice {
   clock: Clock;
 }
 
-async function chooseGateway(cfg: Config, log: Logger): Promise<GatewayChoice> {
-  const simClock = (): Clock => new ScaledClock(cfg.simTimeScale);
+async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): Promise<GatewayChoice> {
+  const simClock = (): Clock => clockOverride ?? new ScaledClock(cfg.simTimeScale);
   const sim = (clock: Clock): GatewayChoice => {
     const s = startSimOnMemory({ nodes: cfg.simNodes, seed: cfg.simSeed, clock, autoStart: false });
     return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
@@ -114,7 +116,7 @@ export async function startHost(
   log: Logger,
   overrides: HostOverrides = {},
 ): Promise<HostHandle> {
-  const gw = await chooseGateway(cfg, log);
+  const gw = await chooseGateway(cfg, log, overrides.simClock);
   const clock = gw.clock;
   const bus = new EventBus();
   const store = new Store({ persistence: new FileStatePersistence(cfg.dataDir), bus, clock, log });
@@ -224,9 +226,10 @@ async function shutdown(
     log.info({}, 'cancelling the running task for shutdown');
     await Promise.race([svc.tasks.settled(), new Promise((r) => setTimeout(r, 5000))]);
   }
-  await svc.store.close();
+  // Radio first, so no reply can change state after the final flush.
   await svc.driver.stop();
   sim?.stop();
+  await svc.store.close();
   await closing;
   log.info({}, 'lightnet stopped');
 }

@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SteppedClock } from '../../src/clock.ts';
 import type { Config } from '../../src/config.ts';
 import { startHost, type HostHandle, type HostOverrides } from '../../src/host.ts';
 import { silentLogger, createLogger } from '../../src/logger.ts';
@@ -62,7 +63,10 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
 export async function withHost<T>(o: HostOptions, fn: (h: Harness) => Promise<T>): Promise<T> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'lightnet-it-')));
   const log = process.env.LIGHTNET_TEST_LOG ? createLogger(process.env.LIGHTNET_TEST_LOG) : silentLogger();
-  const host = await startHost(testConfig(dataDir, o), log, o.overrides);
+  // Virtual time advancing per event-loop turn: a loaded machine slows the radio down
+  // uniformly instead of firing timeouts early, so scenarios do not flake under load.
+  const clock = o.timeScale === undefined ? new SteppedClock(1).start() : undefined;
+  const host = await startHost(testConfig(dataDir, o), log, { simClock: clock, ...o.overrides });
   const readers: SseReader[] = [];
   const request = async <R>(
     method: string,
@@ -121,6 +125,7 @@ export async function withHost<T>(o: HostOptions, fn: (h: Harness) => Promise<T>
   } finally {
     for (const r of readers) r.close();
     await host.close();
+    clock?.stop();
     if (!o.dataDir) await rm(dataDir, { recursive: true, force: true });
   }
 }
