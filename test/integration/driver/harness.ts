@@ -1,4 +1,4 @@
-import { ScaledClock } from '../../../src/clock.ts';
+import { StepClock } from './step-clock.ts';
 import { createGatewayDriver, type LightnetGatewayDriver } from '../../../src/gateway/driver.ts';
 import type { DriverOptions } from '../../../src/gateway/options.ts';
 import type { GatewayReadiness } from '../../../src/gateway/types.ts';
@@ -6,11 +6,8 @@ import { snrForRssi } from '../../../src/sim/air.ts';
 import type { NodeSpec, SimFleet } from '../../../src/sim/fleet.ts';
 import { startSimOnMemory, type SimOnMemory, type SimOnMemoryOptions } from '../../../src/sim/sim-host.ts';
 
-/** Virtual time runs 25x faster than wall time. */
-export const SCALE = 0.04;
-
 export interface DriverEnv {
-  clock: ScaledClock;
+  clock: StepClock;
   sim: SimOnMemory;
   fleet: SimFleet;
   driver: LightnetGatewayDriver;
@@ -33,7 +30,7 @@ export async function withDriver(
   opts: DriverEnvOptions,
   body: (env: DriverEnv) => Promise<void>,
 ): Promise<void> {
-  const clock = new ScaledClock(SCALE);
+  const clock = new StepClock(1).start();
   const { driverOptions, bootWaitMs, ...simOpts } = opts;
   const sim = startSimOnMemory({ ...simOpts, clock });
   const driver = createGatewayDriver({
@@ -75,6 +72,7 @@ export async function withDriver(
   } finally {
     await driver.stop();
     sim.stop();
+    clock.stop();
   }
 }
 
