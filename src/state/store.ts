@@ -79,9 +79,15 @@ export class Store {
     if (this.lastWriteError) throw new PersistenceError(this.lastWriteError);
   }
 
-  /** Re-reads the file, replacing memory; everyone offline; FULL refresh. */
+  /**
+   * Re-reads the file, replacing memory (the file wins: a pending debounced write is
+   * dropped, so an edit made on disk is not overwritten); everyone offline; FULL refresh.
+   */
   async reload(): Promise<void> {
-    await this.flushPending();
+    this.timer?.cancel();
+    this.timer = null;
+    this.dirty = false;
+    await this.writing;
     const result = await this.opts.persistence.load();
     for (const d of result.state.devices) d.online = false;
     this.model = result.state;
