@@ -6,10 +6,13 @@
 import { ValidationError } from '../errors.ts';
 import type { GatewayDriver } from '../gateway/types.ts';
 import type { Addr } from '../protocol/types.ts';
-import type { TaskManager, TaskSnapshot } from '../tasks/task-manager.ts';
+import type { TaskContext, TaskManager, TaskSnapshot } from '../tasks/task-manager.ts';
 import type { DeviceRegistry } from './device-registry.ts';
 import type { GroupService } from './groups.ts';
 import { pushGroups } from './group-push.ts';
+
+/** Discovery passes when moving responders into a target group (each pass: several rounds). */
+const MAX_PASSES = 6;
 
 export interface DiscoverRequest {
   targetGroupId?: number;
@@ -57,44 +60,36 @@ export class DiscoveryService {
     };
     return tasks.start('discover', meta, async (ctx): Promise<DiscoverResult> => {
       const found = new Set<Addr>();
-      registry.discoveryRunning = true;
-      registry.counters = { onIdentify: () => ctx.bumpRx('rx_replies') };
-      let replies;
-      try {
-        replies = await driver.discover({
-          groupId: filter,
-          priority: 'bulk',
-          signal: ctx.signal,
-          onReply: (r) => {
-            if (found.has(r.addr)) return;
-            found.add(r.addr);
-            ctx.setMeta({ ...meta, found: found.size, addr: r.addr });
-          },
-        });
-      } finally {
-        registry.discoveryRunning = false;
-        registry.counters = {};
-      }
-      for (const r of replies) found.add(r.addr);
-      ctx.checkpoint();
+      const moved = new Set<Addr>();
       let assigned = 0;
       let failed = 0;
-      if (target >= 1) {
-        const items = [...found].map((addr) => ({ addr, groupId: target }));
+      // With a target group, responders are moved out of the unconfigured group between
+      // passes: they stop answering, so weak nodes that lost every collision get the air.
+      const passes = target >= 1 && filter === 0 ? MAX_PASSES : 1;
+      for (let pass = 1; pass <= passes; pass++) {
+        const before = found.size;
+        await this.discoverPass(filter, found, ctx, { ...meta, pass });
+        ctx.checkpoint();
+        if (target < 1) break;
+        const items = [...found].filter((a) => !moved.has(a)).map((addr) => ({ addr, groupId: target }));
+        for (const it of items) moved.add(it.addr);
         registry.assignGroups(items);
         const res = await pushGroups(items, { driver, registry }, ctx, {
           skipOffline: false,
           progress: (index, item) => ({
             stage: 'ASSIGN',
+            pass,
             index,
             total: items.length,
             addr: item.addr,
             groupId: target,
+            found: found.size,
             message: `Adding ${item.addr} → group ${target}`,
           }),
         });
-        assigned = res.changed;
-        failed = res.timed_out;
+        assigned += res.changed;
+        failed += res.timed_out;
+        if (found.size === before) break;
       }
       return {
         found: found.size,
@@ -105,5 +100,34 @@ export class DiscoveryService {
         assign_failed: failed,
       };
     });
+  }
+
+  /** One driver discovery (several DEVICES rounds); responders are added to `found`. */
+  private async discoverPass(
+    filter: number,
+    found: Set<Addr>,
+    ctx: TaskContext,
+    meta: Record<string, unknown>,
+  ): Promise<void> {
+    const { registry, driver } = this.deps;
+    ctx.setMeta({ ...meta, stage: 'DISCOVER', found: found.size });
+    registry.discoveryRunning = true;
+    registry.counters = { onIdentify: () => ctx.bumpRx('rx_replies') };
+    try {
+      const replies = await driver.discover({
+        groupId: filter,
+        priority: 'bulk',
+        signal: ctx.signal,
+        onReply: (r) => {
+          if (found.has(r.addr)) return;
+          found.add(r.addr);
+          ctx.setMeta({ ...meta, stage: 'DISCOVER', found: found.size, addr: r.addr });
+        },
+      });
+      for (const r of replies) found.add(r.addr);
+    } finally {
+      registry.discoveryRunning = false;
+      registry.counters = {};
+    }
   }
 }

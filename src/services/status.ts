@@ -66,6 +66,8 @@ export class StatusService {
           const replies = await driver.statusBroadcast({
             groupId: gid,
             expected: inScope.length,
+            // Known devices whose replies collided get asked directly before being called offline.
+            targets: inScope,
             priority: 'bulk',
             signal: ctx.signal,
           });

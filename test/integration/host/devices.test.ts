@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { snrFloorDb } from '../../../src/sim/air.ts';
 import { withHost } from '../harness.ts';
 import { devices, discoverAll, runTask, simAddrs } from './helpers.ts';
 
@@ -194,6 +195,29 @@ describe('devices against the simulated fleet', () => {
           .map((r) => r.addr)
           .sort(),
       ).toEqual([a, b].sort());
+    });
+  });
+});
+
+describe('a large fleet', () => {
+  it('discovery-into-a-group-finds-every-reachable-node-of-200-despite-collisions', async () => {
+    await withHost({ nodes: 200, seed: 7 }, async (h) => {
+      const t = await runTask(h, '/api/discover', { newGroupName: 'Everyone' });
+      expect(t.state).toBe('done');
+      const rows = await devices(h);
+      const known = new Set(rows.map((r) => r.addr));
+      const fleet = h.host.sim?.fleet;
+      // A node whose signal sits below the SF7 demodulation floor cannot be heard by any gateway.
+      const reachable = (fleet?.nodes ?? []).filter(
+        (n) => (fleet?.air.qualityOf(n.addr)?.snr ?? -99) >= snrFloorDb(7) + 1,
+      );
+      expect(reachable.length).toBeGreaterThan(180);
+      expect(reachable.filter((n) => !known.has(n.addr)).map((n) => n.addr)).toEqual([]);
+      const r = t.result as { found: number; assigned: number; assign_failed: number };
+      expect(r.found).toBe(known.size);
+      // Nodes whose SET_GROUP was never acknowledged are reported, not hidden.
+      expect(r.assigned + r.assign_failed).toBe(r.found);
+      expect(rows.filter((x) => x.groupId === 1)).toHaveLength(r.found);
     });
   });
 });
