@@ -27,7 +27,11 @@ export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     return { ok: true, cancelled: task !== null, task: task ?? svc.tasks.current() };
   });
 
-  api.get('/gateway', async () => ({ ok: true, gateway: svc.driver.readiness() }));
+  // Driver statistics ride along: frames sent/rejected/timed out, replies, airtime used.
+  api.get('/gateway', async () => ({
+    ok: true,
+    gateway: { ...svc.driver.readiness(), stats: svc.driver.stats() },
+  }));
 
   api.post('/gateway/retry', async () => {
     const gateway = await svc.driver.retry();
