@@ -163,8 +163,12 @@ export class ConnectionManager {
       await this.session.close();
       if (this.stopped) return false;
       this.failureCount++;
-      this.lastError = `connect failed: ${errText(err)}`;
-      this.log.warn(
+      const message = `connect failed: ${errText(err)}`;
+      // Retries go on forever: repeat the same failure at debug level only, so an unplugged
+      // gateway does not flood the log (readiness still counts every attempt).
+      const level = message === this.lastError ? 'debug' : 'warn';
+      this.lastError = message;
+      this.log[level](
         { port: this.cfg.port, err: errText(err), failures: this.failureCount },
         'gateway connect failed',
       );
