@@ -61,10 +61,9 @@ export class DiscoveryService {
     return tasks.start('discover', meta, async (ctx): Promise<DiscoverResult> => {
       const found = new Set<Addr>();
       const moved = new Set<Addr>();
-      let assigned = 0;
-      let failed = 0;
       // With a target group, responders are moved out of the unconfigured group between
       // passes: they stop answering, so weak nodes that lost every collision get the air.
+      // A node whose move failed is tried again in the next pass.
       const passes = target >= 1 && filter === 0 ? MAX_PASSES : 1;
       for (let pass = 1; pass <= passes; pass++) {
         const before = found.size;
@@ -72,7 +71,6 @@ export class DiscoveryService {
         ctx.checkpoint();
         if (target < 1) break;
         const items = [...found].filter((a) => !moved.has(a)).map((addr) => ({ addr, groupId: target }));
-        for (const it of items) moved.add(it.addr);
         registry.assignGroups(items);
         const res = await pushGroups(items, { driver, registry }, ctx, {
           skipOffline: false,
@@ -87,10 +85,12 @@ export class DiscoveryService {
             message: `Adding ${item.addr} → group ${target}`,
           }),
         });
-        assigned += res.changed;
-        failed += res.timed_out;
+        const failedNow = new Set(res.failed);
+        for (const it of items) if (!failedNow.has(it.addr)) moved.add(it.addr);
         if (found.size === before) break;
       }
+      const assigned = target >= 1 ? moved.size : 0;
+      const failed = target >= 1 ? found.size - moved.size : 0;
       return {
         found: found.size,
         createdGroupId,
