@@ -1,26 +1,22 @@
 /**
- * The simulated gateway (§2–§4, RaceLink_Gateway v0.1.10): the exact USB receive decoder,
- * the command dispatcher with its silent drops, one TX slot, SYNC re-stamping with its own
- * 24-bit clock and auto-retry, STREAM fragmentation with the RX window that follows it,
- * autosync, deduplicated state events, and forwarding of received packets with RSSI/SNR.
+ * The simulated gateway (§2–§4, RaceLink_Gateway v0.1.10): power-on and reboots, the exact
+ * USB receive decoder with its silent drops, RF configuration with its NVS copy,
+ * deduplicated state events, and forwarding of received packets with RSSI/SNR. What a
+ * host command does lives in gateway-commands, the single TX slot and the RX window after
+ * a STREAM in gateway-tx, SYNC re-stamping, retry and autosync in gateway-sync.
  */
 import {
   BROADCAST,
   DEFAULT_RF,
   GW_STATE,
-  OPC,
   RF_REASON,
-  TX_REJECT,
-  type GatewayCommand,
   type GatewayInbound,
   type RfConfig,
 } from '../protocol/types.ts';
-import { GatewayFrameDecoder, encodeFrame, encodeIdentifyAnswer } from '../protocol/framing.ts';
+import { GatewayFrameDecoder, encodeFrame } from '../protocol/framing.ts';
 import { decodeGatewayCommand } from '../protocol/commands.ts';
 import { encodeGatewayInbound, FORWARD_MAX_PACKET } from '../protocol/events.ts';
-import { addrToBytes } from '../protocol/addr.ts';
 import { concatBytes, toHex } from '../protocol/bytes.ts';
-import { fragmentStream } from '../protocol/stream.ts';
 import { validateRfConfig } from '../protocol/rf.ts';
 import type { Link } from '../transport/link.ts';
 import type { Air } from './air.ts';
@@ -30,12 +26,14 @@ import { TypedEmitter } from '../util/typed-emitter.ts';
 import {
   DEFAULT_GATEWAY_TIMING,
   GatewayRadio,
-  RxWindow,
   type GatewayEvents,
   type GatewayStats,
   type GatewayTiming,
   type SimGatewayOptions,
 } from './gateway-parts.ts';
+import { GatewayCommands } from './gateway-commands.ts';
+import { GatewaySync } from './gateway-sync.ts';
+import { TxSlot } from './gateway-tx.ts';
 
 export {
   DEFAULT_GATEWAY_TIMING,
@@ -44,13 +42,6 @@ export {
   type GatewayTiming,
   type SimGatewayOptions,
 } from './gateway-parts.ts';
-
-interface TxJob {
-  packets: Uint8Array[];
-  /** Window to open when the job is done (STREAM only). */
-  window: { lenMs: number; expected: number } | null;
-  isStream: boolean;
-}
 
 export class SimGateway {
   readonly mac: string;
@@ -79,19 +70,15 @@ export class SimGateway {
   private state: number = GW_STATE.IDLE;
   private stateMeta = 0;
   private lastEmitted: string | null = null;
-  private job: TxJob | null = null;
-  private readonly window: RxWindow;
-  private reopenWindowMs: number | null = null;
-  private syncRetry: { bri: number; flags: number } | null = null;
-  private autosyncBri = 128;
-  private lastSyncAt = -Infinity;
+  private readonly tx: TxSlot;
+  private readonly sync: GatewaySync;
+  private readonly commands: GatewayCommands;
   private lastRxAt = -Infinity;
-  private autosyncTimer: SimTimer | null = null;
   private readonly timers = new Set<SimTimer>();
   private readonly bootNoise: (() => Uint8Array) | undefined;
 
   constructor(
-    private readonly air: Air,
+    air: Air,
     private readonly sched: SimScheduler,
     opts: SimGatewayOptions = {},
   ) {
@@ -103,17 +90,48 @@ export class SimGateway {
     this.resetOnOpen = opts.resetOnOpen ?? false;
     this.bootNoise = opts.bootNoise;
     this.nvsRf = { ...(opts.rf ?? DEFAULT_RF) };
-    this.window = new RxWindow(
-      (ms, fn) => this.after(ms, fn),
-      () => this.sched.now(),
-      () => this.lastRxAt,
-      this.timing.rxWindowQuietMs,
-      () => {
-        this.setState(GW_STATE.IDLE);
-        this.serviceIdle();
-      },
-    );
     this.radio = new GatewayRadio(this.addr, { ...this.nvsRf });
+    // The parts get closures rather than the gateway itself, so its private state and
+    // timers stay private; `sync` is created after `tx` but only used from callbacks.
+    const after = (ms: number, fn: () => void): SimTimer => this.after(ms, fn);
+    const now = (): number => this.sched.now();
+    const emit = (ev: GatewayInbound): void => this.emit(ev);
+    this.tx = new TxSlot({
+      air,
+      radio: this.radio,
+      stats: this.stats,
+      timing: this.timing,
+      now,
+      lastRxAt: () => this.lastRxAt,
+      after,
+      setState: (state, meta) => this.setState(state, meta),
+      emit,
+      onStart: () => this.sync.cancelAutosync(),
+      onIdle: () => this.sync.serviceIdle(),
+    });
+    this.sync = new GatewaySync({
+      addr: this.addr,
+      stats: this.stats,
+      timing: this.timing,
+      tx: this.tx,
+      isBooted: () => this.booted,
+      now,
+      millis: () => this.millis(),
+      after,
+    });
+    this.commands = new GatewayCommands({
+      mac: this.mac,
+      addr: this.addr,
+      stats: this.stats,
+      timing: this.timing,
+      tx: this.tx,
+      sync: this.sync,
+      write: (bytes) => this.usb.write(bytes),
+      emit,
+      stateReport: () => ({ state: this.state, metadataMs: this.stateMeta }),
+      rf: () => this.rf,
+      setRf: (persistFlag, rf) => this.setRf(persistFlag, rf),
+    });
     this.radio.onPacket = (b, rssi, snr) => this.onAirPacket(b, rssi, snr);
     air.registerHub(this.radio);
     this.usb.onBytes = (chunk) => this.sched.runExternal(() => this.onUsbBytes(chunk));
@@ -158,7 +176,7 @@ export class SimGateway {
   boot(): void {
     for (const t of this.timers) t.cancel();
     this.timers.clear();
-    this.autosyncTimer = null;
+    this.sync.reset();
     this.stats.boots++;
     this.booted = false;
     this.bootAt = this.sched.now();
@@ -166,12 +184,7 @@ export class SimGateway {
     this.radio.transmitting = false;
     this.radio.leaveRx();
     this.decoder.reset();
-    this.job = null;
-    this.window.reset();
-    this.reopenWindowMs = null;
-    this.syncRetry = null;
-    this.autosyncBri = 128;
-    this.lastSyncAt = -Infinity;
+    this.tx.reset();
     this.lastRxAt = -Infinity;
     this.lastEmitted = null;
     this.state = GW_STATE.IDLE;
@@ -182,7 +195,7 @@ export class SimGateway {
       this.radio.on = true;
       this.setState(GW_STATE.IDLE);
       this.events.emit('booted', { boots: this.stats.boots });
-      this.serviceIdle();
+      this.sync.serviceIdle();
     });
   }
 
@@ -232,27 +245,7 @@ export class SimGateway {
         this.stats.framesIgnored++;
         continue;
       }
-      this.dispatch(cmd);
-    }
-  }
-
-  private dispatch(cmd: GatewayCommand): void {
-    switch (cmd.kind) {
-      case 'identify':
-        this.usb.write(encodeIdentifyAnswer(this.mac));
-        return;
-      case 'state_request':
-        this.emit({ kind: 'state', report: true, state: this.state, metadataMs: this.stateMeta });
-        return;
-      case 'get_rf':
-        this.emit({ kind: 'rf_changed', reason: RF_REASON.OK, rf: this.rf });
-        return;
-      case 'set_rf':
-        this.setRf(cmd.persistFlag, cmd.rf);
-        return;
-      case 'm2n':
-        this.onM2N(cmd.typeFull, cmd.receiver, cmd.body);
-        return;
+      this.commands.dispatch(cmd);
     }
   }
 
@@ -276,118 +269,6 @@ export class SimGateway {
     this.emit({ kind: 'rf_changed', reason: RF_REASON.OK, rf: { ...rf } });
   }
 
-  private onM2N(typeFull: number, receiver: string, body: Uint8Array): void {
-    const op = typeFull & 0x7f;
-    if (op === OPC.PRESET || op === OPC.SYNC) this.autosyncBri = body[3] ?? this.autosyncBri;
-    if (op === OPC.STREAM && this.job?.isStream) {
-      this.reject(typeFull, TX_REJECT.UNKNOWN);
-      return;
-    }
-    if (this.job) {
-      this.reject(typeFull, TX_REJECT.TXPENDING);
-      if (op === OPC.SYNC) this.syncRetry = { bri: body[3] ?? 0, flags: body[4] ?? 0 };
-      return;
-    }
-    if (op === OPC.SYNC) {
-      this.syncRetry = null;
-      this.startJob({
-        packets: [this.syncPacket(body[3] ?? 0, body[4] ?? 0)],
-        window: null,
-        isStream: false,
-      });
-      return;
-    }
-    if (op === OPC.STREAM) {
-      const bc = receiver === BROADCAST;
-      const packets = fragmentStream(body).map((f) => this.packet(receiver, OPC.STREAM, f));
-      const lenMs = bc ? this.timing.rxWindowBroadcastMs : this.timing.rxWindowUnicastMs;
-      this.startJob({ packets, window: { lenMs, expected: bc ? 0 : 1 }, isStream: true });
-      return;
-    }
-    this.startJob({ packets: [this.packet(receiver, typeFull, body)], window: null, isStream: false });
-  }
-
-  private reject(typeFull: number, reason: number): void {
-    this.stats.rejected++;
-    this.emit({ kind: 'tx_rejected', typeFull, reason });
-  }
-
-  private packet(receiver: string, typeFull: number, body: Uint8Array): Uint8Array {
-    return concatBytes(addrToBytes(this.addr), addrToBytes(receiver), [typeFull], body);
-  }
-
-  /** §3.4 re-stamp: own 24-bit millis at queue time; flags only if non-zero. */
-  private syncPacket(bri: number, flags: number): Uint8Array {
-    this.lastSyncAt = this.sched.now();
-    const ts = this.millis() & 0xffffff;
-    const body = [ts & 0xff, (ts >>> 8) & 0xff, (ts >>> 16) & 0xff, bri];
-    if (flags !== 0) body.push(flags);
-    return this.packet(BROADCAST, OPC.SYNC, Uint8Array.from(body));
-  }
-
-  private startJob(job: TxJob): void {
-    this.job = job;
-    this.autosyncTimer?.cancel();
-    this.autosyncTimer = null;
-    // A frame accepted during an RX window aborts it; it re-opens after this TX.
-    const aborted = this.window.abort();
-    if (aborted !== null && !job.isStream) this.reopenWindowMs = aborted;
-    if (job.isStream) this.reopenWindowMs = null;
-    this.after(this.timing.txStartDelayMs, () => this.sendNext(job));
-  }
-
-  private sendNext(job: TxJob): void {
-    if (this.job !== job) return;
-    const pkt = job.packets.shift();
-    if (!pkt) return;
-    this.setState(GW_STATE.TX);
-    this.radio.transmitting = true;
-    this.radio.leaveRx();
-    this.air.transmit(this.radio, pkt, () => {
-      if (this.job !== job) return;
-      this.radio.transmitting = false;
-      this.stats.txDone++;
-      this.emit({ kind: 'tx_done' });
-      if (job.packets.length > 0) {
-        this.sendNext(job);
-        return;
-      }
-      this.job = null;
-      const reopen = this.reopenWindowMs;
-      this.reopenWindowMs = null;
-      if (job.window) this.openWindow(job.window.lenMs, job.window.expected);
-      else if (reopen !== null) this.openWindow(reopen, 0);
-      else this.setState(GW_STATE.IDLE);
-      this.serviceIdle();
-    });
-  }
-
-  private openWindow(lenMs: number, expected: number): void {
-    this.window.open(lenMs, expected);
-    this.setState(GW_STATE.RX_WINDOW, lenMs);
-  }
-
-  /** A free slot first serves a SYNC the host had to retry, then autosync when fully idle. */
-  private serviceIdle(): void {
-    if (!this.booted || this.job) return;
-    if (this.syncRetry) {
-      const { bri, flags } = this.syncRetry;
-      this.syncRetry = null;
-      this.stats.syncRetries++;
-      this.startJob({ packets: [this.syncPacket(bri, flags)], window: null, isStream: false });
-      return;
-    }
-    if (this.window.isOpen) return;
-    const due = this.lastSyncAt + this.timing.autosyncIntervalMs;
-    if (this.sched.now() >= due) {
-      this.stats.autosyncs++;
-      this.startJob({ packets: [this.syncPacket(this.autosyncBri, 0)], window: null, isStream: false });
-      return;
-    }
-    this.autosyncTimer?.cancel();
-    this.autosyncTimer = this.after(due - this.sched.now(), () => this.serviceIdle());
-  }
-
   private onAirPacket(bytes: Uint8Array, rssi: number, snr: number): void {
     if (!this.booted || bytes.length < 7) return;
     this.lastRxAt = this.sched.now();
@@ -398,7 +279,7 @@ export class SimGateway {
     const s = Math.trunc(snr) & 0xff;
     this.stats.forwarded++;
     this.usb.write(encodeFrame(bytes[6] as number, concatBytes(raw, [r & 0xff, r >>> 8, s])));
-    this.window.countPacket();
+    this.tx.countPacket();
   }
 
   private setState(state: number, meta = 0): void {

@@ -1,8 +1,8 @@
 /**
- * A simulated node (§8, RaceLink WLED v0.1.14 LoRa build): boot values and boot
- * announcements, the receive pipeline with its filters, master binding, group rules per
- * opcode and every opcode handler. Replies go through NodeRadio (LBT, one slot, deafness);
- * the visible LED state lives in LedEngine, CONFIG option values in node-config.
+ * A simulated node (§8, RaceLink WLED v0.1.14 LoRa build): power and reboot, boot values
+ * and boot announcements, and the receive pipeline with its filters and master binding.
+ * What each opcode does lives in node-opcodes; replies go through NodeRadio (LBT, one slot,
+ * deafness); the visible LED state lives in LedEngine, CONFIG option values in node-config.
  */
 import {
   BROADCAST,
@@ -12,31 +12,23 @@ import {
   PROTO_VER_MAJOR,
   type Addr,
   type N2MReply,
-  type RfConfig,
 } from '../protocol/types.ts';
-import {
-  decodeLoraPacket,
-  decodeRequestBody,
-  encodeLoraPacket,
-  StreamReassembler,
-} from '../protocol/packets.ts';
-import { encodeReplyBody, replyTypeFull, validateRfConfig } from '../protocol/replies.ts';
+import { decodeLoraPacket, encodeLoraPacket, StreamReassembler } from '../protocol/packets.ts';
+import { encodeReplyBody, replyTypeFull } from '../protocol/replies.ts';
 import { CONFIG_BYTE } from '../protocol/flags.ts';
 import type { Prng } from '../util/prng.ts';
 import type { Air } from './air.ts';
 import type { SimScheduler, SimTimer } from './scheduler.ts';
 import { NodeRadio } from './node-radio.ts';
-import { IND, LedEngine } from './node-led.ts';
+import { LedEngine } from './node-led.ts';
 import {
   cloneOverrides,
   defaultOverrides,
-  parseStartblockRecord,
-  readOption,
-  writeValueOption,
   type Overrides,
   type StartblockConfig,
   type StartblockRecord,
 } from './node-config.ts';
+import { NodeOpcodes } from './node-opcodes.ts';
 import { buildSnapshot, type NodeSnapshot } from './node-snapshot.ts';
 import {
   DEFAULT_NODE_TIMING,
@@ -81,6 +73,7 @@ export class SimNode {
   private readonly persisted: Persisted;
   private readonly stream = new StreamReassembler();
   private readonly timers = new Set<SimTimer>();
+  private readonly opcodes: NodeOpcodes;
   private bootAt = 0;
   private powered = false;
 
@@ -88,7 +81,7 @@ export class SimNode {
     opts: SimNodeOptions,
     private readonly air: Air,
     private readonly sched: SimScheduler,
-    private readonly rng: Prng,
+    rng: Prng,
   ) {
     const hex = opts.mac.replace(/[^0-9a-fA-F]/g, '').toUpperCase();
     if (hex.length !== 12) throw new RangeError(`node MAC must have 12 hex digits (got ${opts.mac})`);
@@ -100,6 +93,15 @@ export class SimNode {
     this.startblock = STARTBLOCK_TYPES.includes(opts.devType) ? { slots: 1, firstSlot: 1 } : null;
     const rf = { ...(opts.rf ?? DEFAULT_RF) };
     this.persisted = { macFilterEnabled: true, macFilterPersist: false, master: null, rf };
+    this.opcodes = new NodeOpcodes(this, {
+      persisted: this.persisted,
+      stream: this.stream,
+      rng,
+      reply: (to, r, onAir) => this.reply(to, r, onAir),
+      identifyReply: () => this.identifyReply(),
+      after: (ms, fn) => this.after(ms, fn),
+      cancelTimers: () => this.cancelTimers(),
+    });
     this.radio = new NodeRadio(this.addr, rf, air, sched, rng.fork('radio'), this.timing.radio);
     this.radio.onPacket = (bytes, rssi, snr) => this.onPacket(bytes, rssi, snr);
     air.register(this.radio, opts.quality);
@@ -213,10 +215,6 @@ export class SimNode {
     this.radio.queue(bytes, onAir);
   }
 
-  private ack(to: Addr, opcode: number, status = 0): void {
-    this.reply(to, { kind: 'ACK', ackOf: opcode, status, seq: 0 });
-  }
-
   /** §8.2 receive pipeline. */
   private onPacket(bytes: Uint8Array, rssi: number, snr: number): void {
     const pkt = decodeLoraPacket(bytes);
@@ -232,163 +230,7 @@ export class SimNode {
         if (op !== OPC.DEVICES && op !== OPC.SET_GROUP) return;
       } else if (pkt.sender !== this.master) return;
     }
-    this.dispatch(op, pkt.sender, pkt.receiver === BROADCAST, pkt.body);
-  }
-
-  private groupMatches(g: number): boolean {
-    return g === 255 || g === this.groupId;
-  }
-
-  private dispatch(op: number, sender: Addr, broadcast: boolean, body: Uint8Array): void {
-    if (op === OPC.STREAM) {
-      this.onStream(sender, body);
-      return;
-    }
-    const req = decodeRequestBody(op, body);
-    if (!req) return;
-    const led = this.led;
-    switch (req.op) {
-      case 'DEVICES':
-        if (this.groupMatches(req.groupId)) this.reply(sender, this.identifyReply());
-        return;
-      case 'SET_GROUP':
-        this.groupId = req.groupId;
-        this.master = sender;
-        if (this.macFilterPersist) this.persisted.master = sender;
-        led.startIndicator(IND.PAIR_CONFIRMED, 2);
-        this.ack(sender, OPC.SET_GROUP);
-        return;
-      case 'STATUS':
-        if (this.groupMatches(req.groupId)) this.reply(sender, this.statusReply());
-        return;
-      case 'PRESET':
-        if (this.groupMatches(req.groupId)) led.preset(req.flags, req.presetId, req.brightness);
-        return;
-      case 'CONFIG':
-        if (!broadcast) this.onConfig(sender, req.option, req.data);
-        return;
-      case 'SYNC':
-        led.sync(req.ts24, req.brightness, req.flags);
-        return;
-      case 'CONTROL':
-        if (this.groupMatches(req.groupId)) led.control(req.flags, req.fields);
-        return;
-      case 'OFFSET':
-        if (this.groupMatches(req.groupId)) led.offset(req.offset);
-        return;
-      case 'GET_CONFIG': {
-        if (broadcast) return;
-        const data = readOption(req.option, this.overrides, this.startblock);
-        if (data) this.reply(sender, { kind: 'CONFIG_REPLY', option: req.option, data });
-        return;
-      }
-      case 'HEADLESS':
-        led.headless(req.sceneId, req.brightness);
-        return;
-      case 'INDICATE':
-        led.indicate(req.type, req.durationSec);
-        return;
-      case 'RF_CONFIG':
-        if (!broadcast) this.onRfConfig(sender, req.rf);
-        return;
-      case 'GET_RF_CONFIG':
-        if (!broadcast && (req.reserved ?? 0) === 0)
-          this.reply(sender, { kind: 'RF_CONFIG_REPLY', rf: { ...this.radio.rf } });
-        return;
-      case 'STREAM':
-        return;
-    }
-  }
-
-  private statusReply(): N2MReply {
-    const bri = this.led.bri;
-    return {
-      kind: 'STATUS_REPLY',
-      flags: (this.led.flags & ~0x01) | (bri > 0 ? 0x01 : 0),
-      configByte: this.configByte,
-      effectId: this.led.seg.mode,
-      brightness: bri,
-      vbatMv: this.vbatMv > 0 ? Math.max(0, Math.round(this.vbatMv + this.rng.range(-8, 8))) : 0,
-      rssi: this.lastRssi,
-      snr: this.lastSnr,
-      legacy: false,
-    };
-  }
-
-  /** §8.12 CONFIG: ACK first, then act. */
-  private onConfig(sender: Addr, option: number, d: readonly [number, number, number, number]): void {
-    this.ack(sender, OPC.CONFIG);
-    const on = d[0] !== 0;
-    switch (option) {
-      case 0x01:
-        this.macFilterEnabled = on;
-        return;
-      case 0x02:
-        this.master = null;
-        return;
-      case 0x03:
-        if (on && !this.macFilterPersist) this.persisted.master = this.master;
-        this.macFilterPersist = on;
-        this.saveSettings();
-        return;
-      case 0x04:
-        this.apActive = on;
-        this.led.startIndicator(on ? IND.AP_ENABLED : IND.AP_DISABLED, 3);
-        return;
-      case 0x09:
-        writeValueOption(option, d, this.overrides, this.startblock);
-        this.led.setBrightness(this.overrides.briS);
-        this.saveSettings();
-        return;
-      case 0x0f:
-        Object.assign(this.overrides, defaultOverrides());
-        this.led.setBrightness(this.overrides.briS);
-        this.saveSettings();
-        return;
-      case 0x81:
-        // Reboots in the same main-loop pass: the queued ACK dies with the radio.
-        if (on) this.reboot();
-        return;
-      default:
-        if (writeValueOption(option, d, this.overrides, this.startblock)) this.saveSettings();
-    }
-  }
-
-  /** §6.13/§8.12: validate → ACK 2; success → persist, persistence off, restart without ACK. */
-  private onRfConfig(sender: Addr, rf: RfConfig): void {
-    if (validateRfConfig(rf) !== null) {
-      this.ack(sender, OPC.RF_CONFIG, 2);
-      return;
-    }
-    if (this.nvsFail) {
-      this.ack(sender, OPC.RF_CONFIG, 5);
-      return;
-    }
-    this.persisted.rf = { ...rf };
-    this.macFilterPersist = false;
-    this.saveSettings();
-    // The firmware queues ACK(OK) and blocks before restarting without servicing the
-    // radio, so in practice the ACK never leaves: we do not transmit it at all.
-    this.radio.stop();
-    this.cancelTimers();
-    this.after(this.timing.rfRestartBlockMs, () => this.reboot(this.timing.rfRebootMs));
-  }
-
-  private onStream(sender: Addr, body: Uint8Array): void {
-    const payload = this.stream.push(body);
-    if (!payload) return;
-    this.ack(sender, OPC.STREAM);
-    const sb = this.startblock;
-    const rec = sb ? parseStartblockRecord(payload) : null;
-    if (sb && rec && rec.slot >= sb.firstSlot && rec.slot < sb.firstSlot + sb.slots) {
-      this.startblockDisplay.set(rec.slot, rec);
-    }
-  }
-
-  /** WLED serialises the whole config: the RAM flags are persisted together. */
-  private saveSettings(): void {
-    this.persisted.macFilterEnabled = this.macFilterEnabled;
-    this.persisted.macFilterPersist = this.macFilterPersist;
+    this.opcodes.dispatch(op, pkt.sender, pkt.receiver === BROADCAST, pkt.body);
   }
 
   /** @internal for snapshots */
