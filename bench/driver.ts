@@ -179,7 +179,11 @@ async function radioRuns(nodes: number, seed: number): Promise<RadioRun[]> {
       const f1 = driver.stats().framesSent;
       v0 = clock.now();
       w0 = performance.now();
-      const st = await driver.statusBroadcast({ groupId: 1, expected: bound.length, targets: bound });
+      const st = await driver.statusBroadcast({
+        groupId: 1,
+        expected: bound.length,
+        targets: bound.map((addr) => ({ addr, groupId: 1 })),
+      });
       out.push({
         scenario: 'status poll (rounds + unicast follow-up)',
         nodes: bound.length,

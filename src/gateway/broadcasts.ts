@@ -10,7 +10,7 @@ import { GatewayTxError } from './errors.ts';
 import type { MatchSpec } from './matcher.ts';
 import { exchange, statusUnicast, TERMINAL, type Exchange, type OpContext } from './operations.ts';
 import { statusWindowMs } from './options.ts';
-import type { IdentifyResult, InboundPacket, SendOptions, StatusResult } from './types.ts';
+import type { IdentifyResult, InboundPacket, SendOptions, StatusResult, StatusTarget } from './types.ts';
 
 /** Throws for a failed broadcast; returns true to stop with the results gathered so far. */
 function roundFailed(label: string, r: Exchange, firstRound: boolean): boolean {
@@ -62,8 +62,11 @@ class AirWatch {
 export interface StatusBroadcastOptions extends SendOptions {
   groupId: number;
   expected: number;
-  /** The devices expected to answer; enables the unicast follow-up for stragglers. */
-  targets?: readonly Addr[];
+  /**
+   * The devices expected to answer, with their stored groups; enables the unicast
+   * follow-up for stragglers (which must carry each device's own group, §8.4/§9.2).
+   */
+  targets?: readonly StatusTarget[];
   onReply?: (r: StatusResult) => void;
 }
 
@@ -157,7 +160,7 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
   const o = ctx.options;
   const answered = new Map<Addr, StatusResult>();
   const targets = opts.targets ?? [];
-  const stragglers = (): Addr[] => targets.filter((a) => !answered.has(a));
+  const stragglers = (): StatusTarget[] => targets.filter((t) => !answered.has(t.addr));
   const air = new AirWatch(ctx, o.statusIdleMs);
   const stopObserving = ctx.observe((p) => {
     if (p.reply?.kind === 'STATUS_REPLY') air.saw(p.ts);
@@ -185,7 +188,7 @@ async function statusRounds(
   opts: StatusBroadcastOptions,
   answered: Map<Addr, StatusResult>,
   air: AirWatch,
-  stragglers: () => Addr[],
+  stragglers: () => StatusTarget[],
 ): Promise<void> {
   const o = ctx.options;
   // Follow-up cost per live device: request, mean reply delay, reply; a few run at once.
@@ -241,15 +244,17 @@ async function statusRounds(
  */
 async function followUp(
   ctx: OpContext,
-  addrs: readonly Addr[],
+  targets: readonly StatusTarget[],
   opts: StatusBroadcastOptions,
   onAnswer: (r: StatusResult) => void,
 ): Promise<void> {
-  const queue = [...addrs];
+  const queue = [...targets];
   let failure: GatewayTxError | null = null;
   const worker = async (): Promise<void> => {
-    for (let addr = queue.shift(); addr !== undefined && !failure; addr = queue.shift()) {
-      const r = await statusUnicast(ctx, addr, opts.groupId, opts);
+    for (let t = queue.shift(); t !== undefined && !failure; t = queue.shift()) {
+      // The device's stored group, not the poll's filter: a node drops a unicast whose
+      // group is not its own, and 255 would hide group drift (§8.4 "pinned rule").
+      const r = await statusUnicast(ctx, t.addr, t.groupId, opts);
       if (r.ok) onAnswer(r.value);
       else if (r.reason === 'link_down' || r.reason === 'cancelled')
         failure = new GatewayTxError(r.reason, r.detail);

@@ -43,6 +43,12 @@ export interface IdentifyResult {
   source?: 'reply' | 'announcement';
 }
 
+/** A device a status poll expects to answer, with the group it is stored in. */
+export interface StatusTarget {
+  addr: Addr;
+  groupId: number;
+}
+
 export interface StatusResult {
   addr: Addr;
   reply: ReplyOf<'STATUS_REPLY'>;
@@ -133,13 +139,14 @@ export interface GatewayDriver {
   /**
    * STATUS broadcast with group filter; early exit at `expected` replies. Collided replies
    * get further rounds; with `targets` (the devices expected to answer), a few stragglers
-   * are then polled by unicast. Returns who answered.
+   * are then polled by unicast, each with its stored group (a unicast STATUS must carry the
+   * device's own group, never 255: §8.4, §9.2). Returns who answered.
    */
   statusBroadcast(
     opts: {
       groupId: number;
       expected: number;
-      targets?: readonly Addr[];
+      targets?: readonly StatusTarget[];
       onReply?: (r: StatusResult) => void;
     } & SendOptions,
   ): Promise<StatusResult[]>;

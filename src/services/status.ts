@@ -66,8 +66,12 @@ export class StatusService {
           const replies = await driver.statusBroadcast({
             groupId: gid,
             expected: inScope.length,
-            // Known devices whose replies collided get asked directly before being called offline.
-            targets: inScope,
+            // Known devices whose replies collided get asked directly before being called
+            // offline, each with its stored group (a unicast STATUS must carry it, never 255).
+            targets: inScope.flatMap((addr) => {
+              const stored = registry.find(addr)?.groupId;
+              return stored === undefined ? [] : [{ addr, groupId: stored }];
+            }),
             priority: 'bulk',
             signal: ctx.signal,
           });

@@ -41,7 +41,11 @@ describe('driver against the simulated fleet', () => {
       expect(answered).toEqual(addrs.filter((a) => !silent.includes(a)));
       // With the target list, the silent ones are also asked directly: still no answer.
       const framesBefore = driver.stats().framesSent;
-      const again = await driver.statusBroadcast({ groupId: 2, expected: addrs.length, targets: addrs });
+      const again = await driver.statusBroadcast({
+        groupId: 2,
+        expected: addrs.length,
+        targets: addrs.map((addr) => ({ addr, groupId: 2 })),
+      });
       expect(again.map((r) => r.addr).sort()).toEqual(answered);
       expect(driver.stats().framesSent - framesBefore).toBeGreaterThanOrEqual(1 + silent.length);
       for (const r of replies) expect(r.reply.kind).toBe('STATUS_REPLY');

@@ -166,12 +166,35 @@ describe('broadcast collections', () => {
       else if (f.receiver === '000002') g.later(150, replyFrom('000002', status(2)));
     };
     const r = await clock.run(
-      driver.statusBroadcast({ groupId: 4, expected: 3, targets: ['000001', '000002', '000003'] }),
+      driver.statusBroadcast({
+        groupId: 4,
+        expected: 3,
+        targets: ['000001', '000002', '000003'].map((addr) => ({ addr, groupId: 4 })),
+      }),
     );
     expect(r.map((x) => x.addr)).toEqual(['000001', '000002']);
     // One reply in a 700 ms round is slower than polling the two stragglers directly.
     expect(gw.frames.map((f) => f.receiver)).toEqual(['FFFFFF', '000002', '000003']);
     expect(gw.frames[1]?.body).toEqual(Uint8Array.from([4, 0]));
+  });
+
+  it('a poll of all groups asks each straggler with its stored group, never 255', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      if (f.receiver === 'FFFFFF') g.later(100, replyFrom('000001', status(1)));
+    };
+    const targets = [
+      { addr: '000001', groupId: 1 },
+      { addr: '000002', groupId: 3 },
+      { addr: '000003', groupId: 7 },
+    ];
+    await clock.run(driver.statusBroadcast({ groupId: 255, expected: 3, targets }));
+    const unicasts = gw.frames.filter((f) => f.receiver !== 'FFFFFF');
+    expect(unicasts.map((f) => [f.receiver, f.body[0]])).toEqual([
+      ['000002', 3],
+      ['000003', 7],
+    ]);
   });
 
   it('statusBroadcast throws when the poll could not be sent', async () => {
