@@ -136,8 +136,11 @@ class Driver implements LightnetGatewayDriver {
       },
       onPacket: (p) => this.onPacket(p),
       onGatewayError: (text) => {
-        this.mirror.usbError(text);
-        this.session.fail(`gateway reported an error: ${text}`);
+        // Gateway firmware never sends EV_ERROR (§4.2): such a frame is most likely line
+        // noise that happened to decode. Reconnecting would reset CP2102 boards (DTR/RTS),
+        // so it is only recorded, and the link stays as it is.
+        this.log.warn({ text }, 'EV_ERROR frame from the gateway (ignored for the link)');
+        this.mirror.gatewayError(text);
       },
       onLost: (detail) => this.conn.lost(detail),
     };

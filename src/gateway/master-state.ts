@@ -62,9 +62,14 @@ export class MasterState {
     this.update({ last_event: replyEventName(reply) });
   }
 
-  /** A link failure or an EV_ERROR from the gateway. */
+  /** A link failure. */
   usbError(text: string): void {
     this.update({ last_event: 'USB_ERROR', last_error: text });
+  }
+
+  /** An EV_ERROR frame on the link (never sent by the firmware, §4.2). */
+  gatewayError(text: string): void {
+    this.update({ last_event: 'GATEWAY_ERROR', last_error: text });
   }
 
   /** The link is gone: the state is no longer known. */

@@ -116,15 +116,23 @@ describe('driver lifecycle', () => {
     expect(driver.diagnostics().linkLosses).toBe(1);
   });
 
-  it('an EV_ERROR from the gateway takes the link down and it reconnects', async () => {
+  it('an EV_ERROR frame is recorded in the master mirror but leaves the link alone', async () => {
     const { clock, driver, gw } = await rig();
+    const events: GatewayReadiness[] = [];
+    driver.on('readiness', (r) => events.push(r));
     gw.emit({ kind: 'error', text: 'radio init failed' });
     await clock.advance(1);
-    expect(driver.readiness()).toMatchObject({ ready: false });
-    expect(driver.readiness().last_error).toContain('radio init failed');
-    expect(driver.master()).toMatchObject({ last_event: 'USB_ERROR', state: 'UNKNOWN' });
+    expect(driver.master()).toMatchObject({
+      last_event: 'GATEWAY_ERROR',
+      last_error: 'radio init failed',
+      state: 'IDLE',
+    });
     await clock.advance(3000);
-    expect(driver.readiness()).toMatchObject({ ready: true, failure_count: 0 });
+    expect(events).toEqual([]);
+    expect(driver.readiness()).toMatchObject({ ready: true, failure_count: 0, last_error: null });
+    expect(gw.endpoint.connectionCount).toBe(1);
+    expect(driver.diagnostics().linkLosses).toBe(0);
+    expect(await clock.run(driver.send('AABB01', INDICATE))).toEqual({ ok: true });
   });
 
   it('retry() reconnects at once and resets the backoff', async () => {
