@@ -82,9 +82,10 @@ function safeCall<T>(ctx: OpContext, what: string, fn: ((r: T) => void) | undefi
 
 /**
  * DEVICES rounds until `discoveryQuietRounds` consecutive rounds bring no node not seen
- * before (bounded by discoveryMaxRounds). Before each round the air must calm down, so
- * that nodes still holding a reply listen again. Recent boot announcements seed the
- * result, and announcements arriving meanwhile count too.
+ * before (bounded by discoveryMaxRounds), or at once after a round without any IDENTIFY
+ * traffic at all. Before each round the air must calm down, so that nodes still holding a
+ * reply listen again. Recent boot announcements seed the result, and announcements
+ * arriving meanwhile count too.
  */
 export async function discover(
   ctx: OpContext,
@@ -106,8 +107,11 @@ export async function discover(
   };
   for (const a of ctx.announcements(opts.groupId)) add({ ...a, source: 'announcement' });
   const air = new AirWatch(ctx, o.discoveryIdleMs);
+  // IDENTIFY packets of any sender and group heard during the current round.
+  let traffic = 0;
   const stopObserving = ctx.observe((p) => {
     if (p.reply?.kind !== 'IDENTIFY_REPLY') return;
+    traffic++;
     air.saw(p.ts);
     if (!groupMatches(opts.groupId, p.reply.groupId)) return;
     const source = p.packet.receiver === BROADCAST ? 'announcement' : 'reply';
@@ -118,6 +122,7 @@ export async function discover(
     for (let round = 1; round <= o.discoveryMaxRounds; round++) {
       if (round > 1) await air.settle(o.discoveryRoundGapMs, 'discovery', opts.signal);
       fresh = 0;
+      traffic = 0;
       air.roundStart = ctx.clock.now();
       const spec: MatchSpec = {
         senders: null,
@@ -133,7 +138,12 @@ export async function discover(
       const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
       if (roundFailed('discovery', r, round === 1)) break;
       const heard = r.kind === 'result' ? r.result.matches.length : 0;
-      ctx.log.debug({ round, heard, new: fresh, total: found.size }, 'discovery round done');
+      ctx.log.debug({ round, heard, traffic, new: fresh, total: found.size }, 'discovery round done');
+      // A whole window without a single IDENTIFY on the air: nobody in range matches the
+      // filter (or every node is configured). Collisions cannot explain total silence, as
+      // capture lets the strongest of colliding replies through, so more rounds would only
+      // cost another window each.
+      if (traffic === 0) break;
       // Even a round in which every known node got through proves little: the weakest
       // nodes lose every overlap to stronger ones (capture), so only a run of rounds
       // without news ends the discovery.

@@ -132,7 +132,10 @@ export interface GatewayDriver {
   /** Sends one M2N frame and resolves with the gateway's TX outcome (no reply awaited). */
   send(receiver: Addr, request: M2NRequest, opts?: SendOptions): Promise<TxOutcome>;
 
-  /** DEVICES rounds (broadcast, group filter) until a round brings nothing new; boot announcements count. */
+  /**
+   * DEVICES rounds (broadcast, group filter) until a few rounds in a row bring nothing new,
+   * or one round brings no reply at all; boot announcements count.
+   */
   discover(
     opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
   ): Promise<IdentifyResult[]>;

@@ -30,6 +30,23 @@ describe('driver against the simulated fleet', () => {
     );
   });
 
+  it('discovery-of-a-configured-or-empty-fleet-takes-one-window', async () => {
+    await withDriver({ nodes: 6, seed: 13, nodeSpecs: inRange(6) }, async ({ driver, bindAll, clock }) => {
+      await bindAll(2);
+      const frames = driver.stats().framesSent;
+      const t0 = clock.now();
+      expect(await driver.discover({ groupId: 0 })).toEqual([]);
+      expect(driver.stats().framesSent - frames).toBe(1);
+      expect(clock.now() - t0).toBeLessThan(6000);
+    });
+    await withDriver({ nodes: 0, seed: 14 }, async ({ driver, clock }) => {
+      const t0 = clock.now();
+      expect(await driver.discover({ groupId: 255 })).toEqual([]);
+      expect(driver.stats().framesSent).toBe(1);
+      expect(clock.now() - t0).toBeLessThan(6000);
+    });
+  });
+
   it('status-marks-silent-nodes-offline: the result lists who answered, silent nodes are missing', async () => {
     await withDriver({ nodes: 8, seed: 21, nodeSpecs: inRange(8) }, async ({ driver, fleet, bindAll }) => {
       const addrs = await bindAll(2);

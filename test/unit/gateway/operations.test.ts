@@ -207,7 +207,15 @@ describe('broadcast collections', () => {
 
   it('discovery stops after three rounds without news; news resets the count', async () => {
     const { clock, driver, gw } = await rig();
-    const perRound = [['000001'], [], ['000002', '000001']];
+    const perRound = [
+      ['000001'],
+      ['000001'],
+      ['000002', '000001'],
+      ['000001'],
+      ['000002'],
+      ['000001', '000002'],
+      ['000001'],
+    ];
     let round = 0;
     gw.onM2n = (f: M2N, g) => {
       g.emit(...TX_CYCLE);
@@ -242,6 +250,27 @@ describe('broadcast collections', () => {
     expect(found[0]?.reply.mac).toBe('246F28000001');
     expect(found.find((x) => x.addr === '0000B0')?.source).toBe('announcement');
     expect(found.find((x) => x.addr === '000001')?.source).toBe('reply');
+  });
+
+  it('discovery of a silent air ends after one window (empty or fully configured fleet)', async () => {
+    const { clock, driver, gw } = await rig();
+    const t0 = clock.now();
+    expect(await clock.run(driver.discover({ groupId: 0 }))).toEqual([]);
+    expect(gw.frames).toHaveLength(1);
+    // One 5 s collection window (plus the frame's TX cycle), not three.
+    expect(clock.now() - t0).toBeGreaterThanOrEqual(5000);
+    expect(clock.now() - t0).toBeLessThan(5200);
+  });
+
+  it('a round with replies but nothing new is not silence: three such rounds are needed', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (f, g) => {
+      g.emit(...TX_CYCLE);
+      if (f.typeFull === OPC.DEVICES) g.later(80, replyFrom('000001', identifyReply('000001')));
+    };
+    const found = await clock.run(driver.discover({ groupId: 0 }));
+    expect(found.map((x) => x.addr)).toEqual(['000001']);
+    expect(gw.frames).toHaveLength(4);
   });
 
   it('discovery ignores nodes outside the group filter', async () => {
