@@ -3,7 +3,9 @@
  * FFFFFF (§8.6). Those announcements are spread over the nodes' boot times, so they get
  * through where a discovery burst collides: on a busy channel the weakest nodes lose
  * every discovery round to stronger ones (capture), but their boot announcement was
- * heard. Discovery therefore counts recent announcements as found, next to its rounds.
+ * heard. Discovery therefore counts announcements as found, next to its rounds: those
+ * heard while it runs and those heard shortly before it started (discoveryAnnouncementMaxAgeMs,
+ * 60 s by default, so that a node switched off since then is not reported as present).
  *
  * An entry is refreshed by every later IDENTIFY from the node and its group follows
  * successful SET_GROUPs through this driver, so a group filter sees the current group.

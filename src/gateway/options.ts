@@ -56,8 +56,12 @@ export interface DriverOptions {
   /** Pause between rounds so that nodes still holding a reply are listening again. */
   discoveryRoundGapMs: number;
   /**
-   * Boot announcements (unsolicited IDENTIFY to FFFFFF) heard within this age count as
-   * discovered (see announcements.ts); 0 disables it.
+   * Boot announcements (unsolicited IDENTIFY to FFFFFF, see announcements.ts) count as
+   * discovered if heard during the discovery itself or at most this long before it
+   * started; 0 disables the look-back. Kept short (60 s): an announcement proves the node
+   * was there when it booted, not that it still is, and a discovery result should mean
+   * "in range now". 60 s covers a fleet switched on just before the operator starts
+   * discovery (both announcements go out within ~5 s of boot, §8.6).
    */
   discoveryAnnouncementMaxAgeMs: number;
 
@@ -142,7 +146,7 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
   discoveryMaxRounds: 12,
   discoveryQuietRounds: 3,
   discoveryRoundGapMs: 100,
-  discoveryAnnouncementMaxAgeMs: 600_000,
+  discoveryAnnouncementMaxAgeMs: 60_000,
 
   nodeGiveUpMs: 5000,
 

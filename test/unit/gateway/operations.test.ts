@@ -342,6 +342,18 @@ describe('boot announcements', () => {
     expect(inSeven.map((x) => x.addr)).toEqual(['0000A2']);
   });
 
+  it('count only if heard within 60 s before the discovery started (default)', async () => {
+    const { clock, driver, gw } = await rig();
+    expect(driver.options.discoveryAnnouncementMaxAgeMs).toBe(60_000);
+    gw.emit(replyFrom('0000A1', identifyReply('0000A1'), 'FFFFFF'));
+    await clock.advance(2000);
+    gw.emit(replyFrom('0000A2', identifyReply('0000A2'), 'FFFFFF'));
+    await clock.advance(59_000);
+    // A1 is 61 s old, A2 59 s.
+    const found = await clock.run(driver.discover({ groupId: 0 }));
+    expect(found.map((x) => x.addr)).toEqual(['0000A2']);
+  });
+
   it('expire after the configured age', async () => {
     const { clock, driver, gw } = await rig({ discoveryAnnouncementMaxAgeMs: 1000 });
     gw.emit(replyFrom('0000A1', identifyReply('0000A1'), 'FFFFFF'));
