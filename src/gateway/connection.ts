@@ -94,13 +94,21 @@ export class ConnectionManager {
   }
 
   /** Manual retry (host-behaviour §6.2): closes the port, resets the backoff, connects now. */
-  async retry(): Promise<GatewayReadiness> {
+  retry(): Promise<GatewayReadiness> {
+    return this.reconnect('gateway link reopened by a manual retry');
+  }
+
+  /**
+   * Closes the port (failing whatever waits on it with `detail`), resets the backoff and
+   * connects anew now, identify handshake included; on failure the backoff takes over.
+   */
+  async reconnect(detail: string): Promise<GatewayReadiness> {
     if (this.stopped) return this.readiness();
     this.started = true;
     this.backoff.reset();
     if (this.connecting) await this.connecting;
     if (this.session.isOpen) {
-      this.goDown('gateway link reopened by a manual retry');
+      this.goDown(detail);
       await this.session.close();
     }
     if (!(await this.connect())) this.scheduleReconnect();

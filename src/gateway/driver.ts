@@ -10,11 +10,20 @@ import type { Clock } from '../clock.ts';
 import { packetAirtimeMs, loraParamsFromRf } from '../protocol/airtime.ts';
 import { encodeHostCommand, m2nBodyLengthOk } from '../protocol/commands.ts';
 import { isBroadcast } from '../protocol/addr.ts';
-import { BROADCAST, DEFAULT_RF, OPC, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
+import {
+  BROADCAST,
+  DEFAULT_RF,
+  OPC,
+  RF_REASON,
+  type Addr,
+  type M2NRequest,
+  type RfConfig,
+} from '../protocol/types.ts';
 import type { LinkFactory } from '../transport/link.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
 import { AnnouncementLog } from './announcements.ts';
 import { ConnectionManager } from './connection.ts';
+import { rfRefusalDetail } from './gateway-rf.ts';
 import { GatewaySession, type SessionHandlers } from './session.ts';
 import { MasterState } from './master-state.ts';
 import { MatcherRegistry } from './matcher.ts';
@@ -339,8 +348,19 @@ class Driver implements LightnetGatewayDriver {
       return { ok: false, reason: 'invalid', detail: `gateway RF config: ${errText(err)}` };
     }
     if (!this.conn.isReady) return { ok: false, reason: 'link_down', detail: this.conn.notReadyDetail };
-    // With persist the gateway answers, then reboots: the link drops and reconnects by itself.
-    return this.session.rfCommand({ kind: 'set_rf', persist, rf }, this.options.gatewayRfMs);
+    const r = await this.session.rfCommand({ kind: 'set_rf', persist, rf }, this.options.gatewayRfMs);
+    if (!r.ok) return r;
+    if (r.value.reason !== RF_REASON.OK) {
+      return { ok: false, reason: 'rejected', detail: rfRefusalDetail(r.value.reason, r.value.rf) };
+    }
+    if (persist) {
+      // The gateway stored the config and reboots 100 ms after answering (§3.3). Native USB
+      // boards drop the link, but on UART-bridge boards (CP2102) the port stays open and
+      // the reboot would go unnoticed: reconnect (and re-identify) in any case.
+      this.log.info({ rf: r.value.rf }, 'gateway RF config persisted; reconnecting after its reboot');
+      await this.conn.reconnect('gateway rebooting after a persisted RF change');
+    }
+    return r;
   }
 
   // ── Node operations ──────────────────────────────────────────────────────────

@@ -217,6 +217,21 @@ export class SimGateway {
     this.after(this.timing.bootMs, () => this.usb.setRebootAbsent(false));
   }
 
+  /**
+   * The reboot after a persisted RF change. A native USB-CDC board re-enumerates (the link
+   * drops); behind a UART bridge (resetOnOpen, CP2102) the port stays open and the host
+   * just sees the boot log and the boot events.
+   */
+  private rebootAfterPersist(): void {
+    if (!this.resetOnOpen) {
+      this.rebootWithUsbDrop();
+      return;
+    }
+    const noise = this.bootNoise?.();
+    if (noise && noise.length > 0) this.usb.write(noise);
+    this.boot();
+  }
+
   /** Stops all gateway timers (fleet shutdown). */
   stop(): void {
     for (const t of this.timers) t.cancel();
@@ -261,7 +276,7 @@ export class SimGateway {
       }
       this.nvsRf = { ...rf };
       this.emit({ kind: 'rf_changed', reason: RF_REASON.OK, rf: { ...rf } });
-      this.after(this.timing.rfRebootDelayMs, () => this.rebootWithUsbDrop());
+      this.after(this.timing.rfRebootDelayMs, () => this.rebootAfterPersist());
       return;
     }
     this.radio.leaveRx();

@@ -211,6 +211,24 @@ describe('driver against the simulated fleet', () => {
     });
   });
 
+  it('a-persisted-gateway-rf-change-reconnects-on-both-board-kinds', async () => {
+    for (const resetOnOpen of [true, false]) {
+      await withDriver({ nodes: 1, seed: 82, resetOnOpen }, async ({ driver, fleet, nextReadiness }) => {
+        const gw = fleet.gateway;
+        const boots = gw.stats.boots;
+        const rf = { ...gw.rf, sf: 8 };
+        const up = nextReadiness((r) => r.ready);
+        expect(await driver.setGatewayRf(rf, true)).toEqual({ ok: true, value: { reason: 0, rf } });
+        await up;
+        // Rebooted (once for the change; a CP2102 board also resets when the port reopens).
+        expect(gw.stats.boots).toBeGreaterThan(boots);
+        expect(gw.rf.sf).toBe(8);
+        expect(driver.readiness()).toMatchObject({ ready: true, failure_count: 0 });
+        expect(await driver.getGatewayRf()).toMatchObject({ ok: true, value: { sf: 8 } });
+      });
+    }
+  });
+
   it('a-200-node-discovery-completes', async () => {
     await withDriver({ nodes: 200, seed: 91, bootSpreadMs: 3000 }, async ({ driver, fleet }) => {
       const found = await driver.discover({ groupId: 0 });

@@ -168,4 +168,20 @@ describe('simulated gateway over USB', () => {
     expect(item.hex).toBe('000EF60040AEBF33E2040705120E0800');
     expect(env.sim.fleet.gateway.stats.boots).toBe(2);
   });
+
+  it('behind a UART bridge (resetOnOpen) the port stays open across the persisted-RF reboot', async () => {
+    env = await openSim({ nodes: 0, seed: 1, resetOnOpen: true });
+    await env.ready();
+    let closed = false;
+    env.link.onClose(() => (closed = true));
+    const boots = env.sim.fleet.gateway.stats.boots;
+    const from = env.rx.length;
+    await env.send(hex('00 0E 02 01 40 AE BF 33 E2 04 09 05 12 0E 08 00'));
+    await env.rx.waitFor((i) => i.frame?.type === 0xf6, 2000, from);
+    // The boot ends with F1 00 on the same link; the new config is active.
+    await env.rx.waitFor((i) => i.hex === '0002F100', 2000, env.rx.length);
+    expect(closed).toBe(false);
+    expect(env.sim.fleet.gateway.stats.boots).toBe(boots + 1);
+    expect(env.sim.fleet.gateway.rf.sf).toBe(9);
+  });
 });

@@ -8,6 +8,7 @@ import {
   type GatewayCommand,
   type GatewayInbound,
   type N2MReply,
+  type RfConfig,
 } from '../../../src/protocol/types.ts';
 import { MemoryEndpoint } from '../../../src/transport/memory-link.ts';
 import type { Link } from '../../../src/transport/link.ts';
@@ -35,6 +36,11 @@ export class FakeGateway {
   identifyAnswers = true;
   answerStateRequests = true;
   bootNoise: Uint8Array[] = [];
+  /** The gateway's active RF config, and the EV_RF_CHANGED reason SET_RF_CONFIG answers with. */
+  rf: RfConfig = DEFAULT_RF;
+  rfReason = 0;
+  answerRfRequests = true;
+  identifyCount = 0;
   onM2n: (f: M2N, gw: FakeGateway) => void = (_f, gw) => gw.emit(...TX_CYCLE);
   private device: Link | null = null;
 
@@ -75,16 +81,20 @@ export class FakeGateway {
   private handle(cmd: GatewayCommand): void {
     switch (cmd.kind) {
       case 'identify':
+        this.identifyCount++;
         if (this.identifyAnswers) this.raw(encodeIdentifyAnswer(GW_MAC));
         break;
       case 'state_request':
         if (this.answerStateRequests) this.emit({ kind: 'state', report: true, state: 0, metadataMs: 0 });
         break;
       case 'get_rf':
-        this.emit({ kind: 'rf_changed', reason: 0, rf: DEFAULT_RF });
+        if (this.answerRfRequests) this.emit({ kind: 'rf_changed', reason: 0, rf: this.rf });
         break;
       case 'set_rf':
-        this.emit({ kind: 'rf_changed', reason: 0, rf: cmd.rf });
+        // Like the firmware: a refusal answers with the config that stays active. The port
+        // stays open after a persisted change (a CP2102 board keeps it across the reboot).
+        if (this.rfReason === 0) this.rf = cmd.rf;
+        if (this.answerRfRequests) this.emit({ kind: 'rf_changed', reason: this.rfReason, rf: this.rf });
         break;
       case 'm2n':
         this.frames.push(cmd);

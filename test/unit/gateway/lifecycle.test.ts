@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createGatewayDriver } from '../../../src/gateway/driver.ts';
 import type { GatewayReadiness } from '../../../src/gateway/types.ts';
 import { encodeGatewayInbound } from '../../../src/protocol/events.ts';
+import { DEFAULT_RF } from '../../../src/protocol/types.ts';
 import { FakeGateway, GW_MAC, TX_CYCLE } from './fake-gateway.ts';
 import { ManualClock } from './manual-clock.ts';
 import { rig } from './setup.ts';
@@ -196,7 +197,7 @@ describe('driver lifecycle', () => {
   });
 
   it('reads and sets the gateway RF configuration', async () => {
-    const { clock, driver } = await rig();
+    const { clock, driver, gw } = await rig();
     const got = await clock.run(driver.getGatewayRf());
     expect(got).toMatchObject({ ok: true, value: { sf: 7, bwKhzX10: 1250 } });
     const rf = {
@@ -212,5 +213,34 @@ describe('driver lifecycle', () => {
     expect(set).toEqual({ ok: true, value: { reason: 0, rf } });
     const bad = await clock.run(driver.setGatewayRf({ ...rf, sf: 400 }, false));
     expect(bad).toMatchObject({ ok: false, reason: 'invalid' });
+    // A volatile change keeps the link as it is.
+    expect(gw.endpoint.connectionCount).toBe(1);
+  });
+
+  it('a persisted RF change reconnects and re-identifies (the port of a CP2102 board stays open)', async () => {
+    const { clock, driver, gw } = await rig();
+    expect(gw.identifyCount).toBe(1);
+    const rf = { ...DEFAULT_RF, sf: 8 };
+    const set = await clock.run(driver.setGatewayRf(rf, true));
+    expect(set).toEqual({ ok: true, value: { reason: 0, rf } });
+    expect(gw.endpoint.connectionCount).toBe(2);
+    expect(gw.identifyCount).toBe(2);
+    expect(driver.readiness()).toMatchObject({ ready: true, failure_count: 0 });
+    expect(await clock.run(driver.send('AABB01', INDICATE))).toEqual({ ok: true });
+  });
+
+  it('a refused RF change is a failure with the reason spelled out, and nothing reconnects', async () => {
+    const { clock, driver, gw } = await rig();
+    const rf = { ...DEFAULT_RF, sf: 9 };
+    gw.rfReason = 0x01;
+    const range = await clock.run(driver.setGatewayRf(rf, false));
+    expect(range).toMatchObject({ ok: false, reason: 'rejected' });
+    expect(range.ok ? '' : range.detail).toMatch(/REJECTED_RANGE 0x01.*SF7/);
+    gw.rfReason = 0x03;
+    const nvs = await clock.run(driver.setGatewayRf(rf, true));
+    expect(nvs).toMatchObject({ ok: false, reason: 'rejected' });
+    expect(nvs.ok ? '' : nvs.detail).toMatch(/NVS_FAIL 0x03/);
+    expect(gw.endpoint.connectionCount).toBe(1);
+    expect(driver.readiness().ready).toBe(true);
   });
 });
