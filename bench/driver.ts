@@ -18,7 +18,7 @@ import { packetAirtimeMs } from '../src/protocol/airtime.ts';
 import { decodeGatewayCommand } from '../src/protocol/commands.ts';
 import { encodeGatewayInbound } from '../src/protocol/events.ts';
 import { encodeIdentifyAnswer, GatewayFrameDecoder } from '../src/protocol/framing.ts';
-import { OPC } from '../src/protocol/types.ts';
+import { DEFAULT_RF, OPC } from '../src/protocol/types.ts';
 import { startSimOnMemory } from '../src/sim/sim-host.ts';
 import { MemoryEndpoint } from '../src/transport/memory-link.ts';
 import type { Link } from '../src/transport/link.ts';
@@ -29,7 +29,7 @@ const quick = process.argv.includes('--quick');
 
 const TX_CYCLE = Uint8Array.from([0x00, 0x02, 0xf1, 0x01, 0x00, 0x02, 0xf3, 0x01, 0x00, 0x02, 0xf1, 0x00]);
 
-/** Answers identify, state requests and every M2N frame immediately. */
+/** Answers identify, state and RF requests and every M2N frame immediately. */
 function zeroDelayGateway(device: Link, clock: Clock): void {
   const decoder = new GatewayFrameDecoder();
   device.onData((chunk) => {
@@ -39,6 +39,8 @@ function zeroDelayGateway(device: Link, clock: Clock): void {
       if (cmd.kind === 'identify') void device.write(encodeIdentifyAnswer('48:CA:43:10:20:30'));
       else if (cmd.kind === 'state_request') {
         void device.write(encodeGatewayInbound({ kind: 'state', report: true, state: 0, metadataMs: 0 }));
+      } else if (cmd.kind === 'get_rf') {
+        void device.write(encodeGatewayInbound({ kind: 'rf_changed', reason: 0, rf: DEFAULT_RF }));
       } else if (cmd.kind === 'm2n') {
         void device.write(TX_CYCLE);
         if (cmd.typeFull === OPC.SET_GROUP) {

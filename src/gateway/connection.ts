@@ -158,6 +158,11 @@ export class ConnectionManager {
       if (mac !== null) this.gatewayMac = mac;
       // Seed the state mirror (§3.1); a missing report is not fatal.
       await this.session.queryState(this.options.stateQueryMs);
+      // Learn the active RF settings (the answer reaches the driver through the session's
+      // RF handler): every airtime-dependent limit depends on them. Without an answer the
+      // last known settings stay in use.
+      const rf = await this.session.rfCommand({ kind: 'get_rf' }, this.options.gatewayRfMs);
+      if (!rf.ok) this.log.warn({ port: this.cfg.port, detail: rf.detail }, 'gateway RF settings unknown');
       if (!this.session.isOpen) throw new Error('gateway link closed right after connecting');
       this.ready = true;
       this.lastError = null;

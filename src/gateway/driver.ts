@@ -7,23 +7,14 @@
  * options.ts for every timeout and retry count.
  */
 import type { Clock } from '../clock.ts';
-import { packetAirtimeMs, loraParamsFromRf } from '../protocol/airtime.ts';
 import { encodeHostCommand, m2nBodyLengthOk } from '../protocol/commands.ts';
 import { isBroadcast } from '../protocol/addr.ts';
-import {
-  BROADCAST,
-  DEFAULT_RF,
-  OPC,
-  RF_REASON,
-  type Addr,
-  type M2NRequest,
-  type RfConfig,
-} from '../protocol/types.ts';
+import { BROADCAST, OPC, RF_REASON, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
 import type { LinkFactory } from '../transport/link.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
 import { AnnouncementLog } from './announcements.ts';
 import { ConnectionManager } from './connection.ts';
-import { rfRefusalDetail } from './gateway-rf.ts';
+import { ActiveRf, rfRefusalDetail } from './gateway-rf.ts';
 import { GatewaySession, type SessionHandlers } from './session.ts';
 import { MasterState } from './master-state.ts';
 import { MatcherRegistry } from './matcher.ts';
@@ -98,7 +89,7 @@ class Driver implements LightnetGatewayDriver {
   private readonly announcements = new AnnouncementLog();
   private readonly observers = new Set<(p: InboundPacket) => void>();
   private readonly ctx: ops.OpContext;
-  private rf: RfConfig = DEFAULT_RF;
+  private readonly rf = new ActiveRf();
   private readonly d: DriverDiagnostics = {
     framesSent: 0,
     framesRejected: 0,
@@ -124,6 +115,8 @@ class Driver implements LightnetGatewayDriver {
     this.queue = new SendQueue(this.clock, this.options, {
       write: (bytes) => this.session.write(bytes),
       onOutcome: (label, outcome, frame) => this.countOutcome(label, outcome, frame),
+      outcomeGuardMs: (frame) => this.rf.outcomeGuardMs(frame, this.options),
+      busyWaitMaxMs: () => this.rf.busyWaitMaxMs(this.options),
       onTxPendingRetry: () => void this.d.txPendingRetries++,
       onOrphan: (what) => void (what === 'tx_done' ? this.d.orphanTxDone++ : this.d.orphanTxRejected++),
     });
@@ -141,7 +134,7 @@ class Driver implements LightnetGatewayDriver {
         this.queue.onTxRejected(typeFull, reason);
       },
       onRf: (reason, rf) => {
-        if (reason === 0) this.rf = rf;
+        if (this.rf.adopt(rf)) this.log.info({ reason, rf }, 'gateway RF settings now active');
       },
       onPacket: (p) => this.onPacket(p),
       onGatewayError: (text) => {
@@ -177,7 +170,7 @@ class Driver implements LightnetGatewayDriver {
         this.observers.add(fn);
         return () => this.observers.delete(fn);
       },
-      airtimeMs: (n) => packetAirtimeMs(n, loraParamsFromRf(this.rf)),
+      airtimeMs: (n) => this.rf.airtimeMs(n),
       announcements: (group) =>
         this.options.discoveryAnnouncementMaxAgeMs > 0
           ? this.announcements.recent(this.clock.now(), this.options.discoveryAnnouncementMaxAgeMs, group)
@@ -311,10 +304,7 @@ class Driver implements LightnetGatewayDriver {
   private countOutcome(label: string, outcome: TxOutcome, frame: Uint8Array): void {
     if (outcome.ok) {
       this.d.framesSent++;
-      const body = frame.length - 6;
-      // STREAM goes out as ⌈n/8⌉ fragments of 9 bytes (§6.7).
-      this.d.airtimeMs +=
-        frame[2] === OPC.STREAM ? Math.ceil(body / 8) * this.ctx.airtimeMs(9) : this.ctx.airtimeMs(body);
+      this.d.airtimeMs += this.rf.frameAirtimeMs(frame);
       return;
     }
     if (outcome.reason === 'rejected') this.d.framesRejected++;

@@ -6,7 +6,11 @@
  */
 export interface DriverOptions {
   // ── One frame in flight ───────────────────────────────────────────────────────
-  /** Wait for EV_TX_DONE / EV_TX_REJECTED after writing an M2N frame (§4.4: 2.0 s). */
+  /**
+   * Wait for EV_TX_DONE / EV_TX_REJECTED after writing an M2N frame (§4.4: 2.0 s). This is
+   * the floor: a frame whose airtime at the active RF settings (all STREAM fragments
+   * included) is long gets 2 × airtime + 500 ms instead (see gateway-rf.ts).
+   */
   outcomeGuardMs: number;
   /**
    * A TX_DONE that arrives before the gateway announced the TX state for our frame may
@@ -20,7 +24,8 @@ export interface DriverOptions {
   txPendingGapMs: number;
   /**
    * Before writing, wait while the mirrored gateway state is TX (autosync, stream
-   * fragments), at most this long; a stale TX mirror is then treated as idle.
+   * fragments), at most this long; a stale TX mirror is then treated as idle. This is the
+   * floor: at slow RF settings the bound is twice the airtime of a full 16-fragment STREAM.
    */
   busyWaitMaxMs: number;
   /** Default deadline of an unsent interactive item (control, indicate, scenes). */

@@ -1,8 +1,9 @@
 /**
  * The radio send queue: a priority queue (interactive before bulk, FIFO within a class)
  * with a deadline per item, and exactly one M2N frame in flight. A frame is written, then
- * the queue waits for its outcome (EV_TX_DONE / EV_TX_REJECTED, 2 s guard) before the next
- * frame goes out, because the gateway has a single TX slot and no queue (§4.4).
+ * the queue waits for its outcome (EV_TX_DONE / EV_TX_REJECTED; a 2 s guard, longer where
+ * the frame's airtime at the active RF settings needs it) before the next frame goes out,
+ * because the gateway has a single TX slot and no queue (§4.4).
  *
  * Attributing the unlabelled EV_TX_DONE (§4.4/§4.5): the gateway also transmits on its own
  * (autosync every ≥ 30 s, SYNC auto-retries, stream fragments), and each of those ends with
@@ -54,7 +55,7 @@ interface QueueItem extends QueueItemInput {
 type RawOutcome =
   | { kind: 'done' }
   | { kind: 'rejected'; reason: number }
-  | { kind: 'timeout' }
+  | { kind: 'timeout'; guardMs: number }
   | { kind: 'link_down'; detail: string };
 
 interface InFlight {
@@ -64,6 +65,7 @@ interface InFlight {
   syncDeferred: boolean;
   confirmTimer: TimerHandle | null;
   guardTimer: TimerHandle | null;
+  guardMs: number;
   resolve: (o: RawOutcome) => void;
 }
 
@@ -76,6 +78,10 @@ export interface SendQueueHooks {
   onTxPendingRetry?(label: string): void;
   /** Called for TX_DONE / TX_REJECTED events that were not ours. */
   onOrphan?(what: 'tx_done' | 'tx_rejected'): void;
+  /** Outcome guard of this frame (default: options.outcomeGuardMs); grows with its airtime. */
+  outcomeGuardMs?(frame: Uint8Array): number;
+  /** Bound on waiting while the gateway transmits (default: options.busyWaitMaxMs). */
+  busyWaitMaxMs?(): number;
 }
 
 const fail = (reason: TxFailure, detail: string): TxOutcome => ({ ok: false, reason, detail });
@@ -257,10 +263,7 @@ export class SendQueue {
         case 'done':
           return { ok: true };
         case 'timeout':
-          return fail(
-            'timeout',
-            `${item.label}: no TX outcome from the gateway within ${this.options.outcomeGuardMs} ms`,
-          );
+          return fail('timeout', `${item.label}: no TX outcome from the gateway within ${raw.guardMs} ms`);
         case 'link_down':
           return fail('link_down', raw.detail);
         case 'rejected':
@@ -285,6 +288,7 @@ export class SendQueue {
         syncDeferred: false,
         confirmTimer: null,
         guardTimer: null,
+        guardMs: this.hooks.outcomeGuardMs?.(item.frame) ?? this.options.outcomeGuardMs,
         resolve: (o) => {
           if (this.inflight !== f) return;
           this.inflight = null;
@@ -294,7 +298,10 @@ export class SendQueue {
         },
       };
       this.inflight = f;
-      f.guardTimer = this.clock.setTimeout(() => f.resolve({ kind: 'timeout' }), this.options.outcomeGuardMs);
+      f.guardTimer = this.clock.setTimeout(
+        () => f.resolve({ kind: 'timeout', guardMs: f.guardMs }),
+        f.guardMs,
+      );
       this.hooks.write(item.frame).catch((err: unknown) => {
         const msg = err instanceof Error ? err.message : String(err);
         f.resolve({ kind: 'link_down', detail: `${item.label}: write failed: ${msg}` });
@@ -311,7 +318,7 @@ export class SendQueue {
         this.txBusy = false;
         this.busyWaiter = null;
         resolve();
-      }, this.options.busyWaitMaxMs);
+      }, this.hooks.busyWaitMaxMs?.() ?? this.options.busyWaitMaxMs);
       this.busyWaiter = () => {
         timer.cancel();
         this.busyWaiter = null;

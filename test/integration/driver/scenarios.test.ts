@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayTxError } from '../../../src/gateway/errors.ts';
+import { loraParamsFromRf, packetAirtimeMs } from '../../../src/protocol/airtime.ts';
+import { DEFAULT_RF } from '../../../src/protocol/types.ts';
 import type { GatewayReadiness } from '../../../src/gateway/types.ts';
 import { fleetAddrs, inRange, withDriver } from './harness.ts';
 
@@ -227,6 +229,33 @@ describe('driver against the simulated fleet', () => {
         expect(await driver.getGatewayRf()).toMatchObject({ ok: true, value: { sf: 8 } });
       });
     }
+  });
+
+  it('slow-rf-settings-stretch-the-outcome-guard', async () => {
+    // SF12 at 62.5 kHz: a 21-byte CONTROL takes ~3.2 s on the air, past the 2 s floor.
+    const rf = { ...DEFAULT_RF, sf: 12, bwKhzX10: 625 };
+    await withDriver({ nodes: 2, seed: 83, nodeSpecs: inRange(2), rf }, async ({ driver }) => {
+      const fields = {
+        brightness: 255,
+        mode: 35,
+        speed: 128,
+        intensity: 64,
+        custom1: 1,
+        custom2: 2,
+        custom3: 31,
+        check1: true,
+        palette: 10,
+        color1: [1, 2, 3],
+        color2: [4, 5, 6],
+        color3: [7, 8, 9],
+      } as const;
+      const out = await driver.send('FFFFFF', { op: 'CONTROL', groupId: 255, flags: 0x07, fields });
+      expect(out).toEqual({ ok: true });
+      const airtime = packetAirtimeMs(21, loraParamsFromRf(rf));
+      expect(airtime).toBeGreaterThan(3000);
+      expect(driver.stats()).toMatchObject({ framesSent: 1, framesTimedOut: 0 });
+      expect(driver.stats().airtimeMs).toBeCloseTo(airtime, 6);
+    });
   });
 
   it('a-200-node-discovery-completes', async () => {

@@ -41,6 +41,7 @@ export class FakeGateway {
   rfReason = 0;
   answerRfRequests = true;
   identifyCount = 0;
+  rfReads = 0;
   onM2n: (f: M2N, gw: FakeGateway) => void = (_f, gw) => gw.emit(...TX_CYCLE);
   private device: Link | null = null;
 
@@ -88,6 +89,7 @@ export class FakeGateway {
         if (this.answerStateRequests) this.emit({ kind: 'state', report: true, state: 0, metadataMs: 0 });
         break;
       case 'get_rf':
+        this.rfReads++;
         if (this.answerRfRequests) this.emit({ kind: 'rf_changed', reason: 0, rf: this.rf });
         break;
       case 'set_rf':
