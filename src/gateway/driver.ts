@@ -71,8 +71,18 @@ export interface LightnetGatewayDriver extends GatewayDriver {
 
 const noopLog: ops.DriverLog = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Opcodes the nodes only accept as unicast (§8.4); the host refuses to broadcast them. */
-const UNICAST_ONLY = new Set<number>([OPC.CONFIG, OPC.GET_CONFIG, OPC.RF_CONFIG, OPC.GET_RF_CONFIG]);
+/**
+ * Opcodes the host refuses to broadcast: the ones nodes only accept as unicast (§8.4), and
+ * SET_GROUP, which nodes would accept, but as a broadcast it would move every node in range
+ * into one group ("host always unicasts", §8.4).
+ */
+const UNICAST_ONLY = new Set<number>([
+  OPC.SET_GROUP,
+  OPC.CONFIG,
+  OPC.GET_CONFIG,
+  OPC.RF_CONFIG,
+  OPC.GET_RF_CONFIG,
+]);
 
 const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 

@@ -187,6 +187,15 @@ describe('send queue: priority, deadlines, cancellation, validation', () => {
     expect(gw.frames).toHaveLength(0);
   });
 
+  it('refuses SET_GROUP to FFFFFF: it would move every node in range into one group', async () => {
+    const { clock, driver, gw } = await rig();
+    const sent = await clock.run(driver.send('FFFFFF', { op: 'SET_GROUP', groupId: 3 }));
+    expect(sent).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(sent.ok ? '' : sent.detail).toContain('unicast only');
+    expect(await clock.run(driver.setGroup('FFFFFF', 3))).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(gw.frames).toHaveLength(0);
+  });
+
   it('fails immediately with link_down while not connected', async () => {
     const { clock, driver, gw } = await rig();
     gw.endpoint.unplug();
