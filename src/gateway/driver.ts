@@ -7,14 +7,14 @@
  * options.ts for every timeout and retry count.
  */
 import type { Clock } from '../clock.ts';
-import { encodeHostCommand, m2nBodyLengthOk } from '../protocol/commands.ts';
-import { isBroadcast } from '../protocol/addr.ts';
-import { BROADCAST, OPC, RF_REASON, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
+import { encodeHostCommand } from '../protocol/commands.ts';
+import { BROADCAST, RF_REASON, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
 import type { LinkFactory } from '../transport/link.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
 import { AnnouncementLog } from './announcements.ts';
 import { ConnectionManager } from './connection.ts';
 import { ActiveRf, rfRefusalDetail } from './gateway-rf.ts';
+import { buildM2nFrame } from './m2n-frame.ts';
 import { GatewaySession, type SessionHandlers } from './session.ts';
 import { MasterState } from './master-state.ts';
 import { MatcherRegistry } from './matcher.ts';
@@ -70,19 +70,6 @@ export interface LightnetGatewayDriver extends GatewayDriver {
 }
 
 const noopLog: ops.DriverLog = { debug() {}, info() {}, warn() {}, error() {} };
-
-/**
- * Opcodes the host refuses to broadcast: the ones nodes only accept as unicast (§8.4), and
- * SET_GROUP, which nodes would accept, but as a broadcast it would move every node in range
- * into one group ("host always unicasts", §8.4).
- */
-const UNICAST_ONLY = new Set<number>([
-  OPC.SET_GROUP,
-  OPC.CONFIG,
-  OPC.GET_CONFIG,
-  OPC.RF_CONFIG,
-  OPC.GET_RF_CONFIG,
-]);
 
 const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -279,31 +266,15 @@ class Driver implements LightnetGatewayDriver {
     defaultPriority: Priority,
   ): Promise<TxOutcome> {
     const label = `${request.op} to ${receiver}`;
-    let frame: Uint8Array;
-    try {
-      frame = encodeHostCommand({ kind: 'm2n', receiver, request });
-    } catch (err) {
-      return Promise.resolve({ ok: false, reason: 'invalid', detail: `${label}: ${errText(err)}` });
-    }
-    const typeFull = frame[2] as number;
-    // The gateway silently drops wrong lengths (§3.4): catch it here, not after a 2 s guard.
-    if (!m2nBodyLengthOk(typeFull, frame.length - 6)) {
-      return Promise.resolve({ ok: false, reason: 'invalid', detail: `${label}: body length not accepted` });
-    }
-    if (UNICAST_ONLY.has(typeFull) && isBroadcast(receiver)) {
-      return Promise.resolve({
-        ok: false,
-        reason: 'invalid',
-        detail: `${label}: unicast only, not broadcast`,
-      });
-    }
+    const built = buildM2nFrame(receiver, request, label);
+    if (!built.ok) return Promise.resolve({ ok: false, reason: 'invalid', detail: built.detail });
     const priority = opts.priority ?? defaultPriority;
     const deadlineMs =
       opts.deadlineMs ??
       (priority === 'interactive' ? this.options.interactiveDeadlineMs : this.options.bulkDeadlineMs);
     return this.queue.enqueue({
-      frame,
-      typeFull,
+      frame: built.frame,
+      typeFull: built.typeFull,
       priority,
       deadlineAt: this.clock.now() + deadlineMs,
       label,
