@@ -4,7 +4,8 @@
  * the Store publish on it. One instance per app (handed in by main.ts).
  */
 import { TypedEmitter } from './util/typed-emitter.ts';
-import type { GatewayReadiness, MasterSnapshot } from './gateway/types.ts';
+import type { MasterSnapshot } from './gateway/types.ts';
+import type { GatewaySnapshot } from './services/master-view.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-manager.ts';
 
@@ -23,7 +24,7 @@ export interface AppEvents extends Record<string, unknown> {
   scopes: readonly Scope[];
   task: TaskSnapshot;
   master: MasterSnapshot;
-  gateway: GatewayReadiness;
+  gateway: GatewaySnapshot;
   scene_progress: SceneProgress;
 }
 

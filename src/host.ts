@@ -146,7 +146,7 @@ export async function startHost(
     discovery: new DiscoveryService({ driver, registry, groups, tasks }),
     status: new StatusService({ driver, registry, groups, tasks }),
     deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
-    control: new ControlService({ store, driver, registry, groups, master }),
+    control: new ControlService({ store, driver, registry, groups, master, log }),
     wifi: new HostWifiService(cfg.wifi, overrides.runner ?? processRunner(), log),
     phase: () => phase,
   };
@@ -195,6 +195,7 @@ export async function startHost(
 /** Task boundaries → master events and the post-task refresh; readiness → SSE `gateway`. */
 function wireEvents(svc: AppServices): (() => void)[] {
   const lastState = new Map<number, TaskSnapshot['state']>();
+  let prevState = '';
   return [
     svc.bus.on('task', (t) => {
       if (lastState.get(t.id) === t.state) return;
@@ -206,9 +207,11 @@ function wireEvents(svc: AppServices): (() => void)[] {
         svc.bus.emit('scopes', ['DEVICE_MEMBERSHIP']);
       } else svc.master.note(`${name}_ERROR`, t.last_error);
     }),
-    svc.driver.on('readiness', (r) => svc.bus.emit('gateway', r)),
+    svc.driver.on('readiness', () => svc.bus.emit('gateway', svc.master.gateway())),
     svc.driver.on('master', (m) => {
-      if (m.state === 'RX_WINDOW') svc.tasks.bumpCurrent('rx_window_events');
+      // Count entries into an RX window, not every snapshot taken while one is open.
+      if (m.state === 'RX_WINDOW' && prevState !== 'RX_WINDOW') svc.tasks.bumpCurrent('rx_window_events');
+      prevState = m.state;
     }),
   ];
 }

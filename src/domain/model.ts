@@ -21,6 +21,8 @@ export interface Device {
   name: string;
   dev_type: number;
   groupId: number;
+  /** The stored group was not yet confirmed by the node (push pending, e.g. it was offline). */
+  group_pending: boolean;
   flags: number;
   configByte: number;
   presetId: number;
@@ -88,6 +90,7 @@ export function newDevice(addr: Addr, fullMac: string | null, devType: number): 
     name: `LED ${fullMac ?? addr}`,
     dev_type: devType,
     groupId: 0,
+    group_pending: false,
     flags: 1,
     configByte: 0,
     presetId: 1,

@@ -69,6 +69,12 @@ export async function buildApp(
 
   installSecurity(app, prefix, opts.security);
 
+  // Until the state file is loaded, answers would be empty and changes would be lost.
+  app.addHook('onRequest', async (req, reply) => {
+    if (svc.phase() === 'ready' || req.url.split('?')[0] === `${prefix}/api/health`) return;
+    return reply.code(503).send({ ok: false, error: 'booting: state is still loading, retry shortly' });
+  });
+
   const sse = new SseHub(
     svc.bus,
     () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
@@ -78,8 +84,9 @@ export async function buildApp(
     reply.hijack();
     await sse.connect(req.raw, reply.raw);
   };
-  app.get(`${prefix}/sse`, sseHandler);
-  app.get(`${prefix}/api/events`, sseHandler);
+  // No automatic HEAD twin: a hijacked stream would never answer it.
+  app.get(`${prefix}/sse`, { exposeHeadRoute: false }, sseHandler);
+  app.get(`${prefix}/api/events`, { exposeHeadRoute: false }, sseHandler);
 
   await app.register(
     async (api) => {

@@ -19,29 +19,38 @@ export const zInt = (min: number, max: number) =>
   );
 
 /** A boolean, also given as "true"/"false"/"1"/"0" or 0/1. */
-export const zBool = z.union([
-  z.boolean(),
-  z.literal(0).transform(() => false),
-  z.literal(1).transform(() => true),
-  z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
-    .transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
-]);
+export const zBool = z.union(
+  [
+    z.boolean(),
+    z.literal(0).transform(() => false),
+    z.literal(1).transform(() => true),
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
+      .transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
+  ],
+  { error: 'must be a boolean' },
+);
 
 export const zAddrString = z.string({ error: 'must be a string of 6 or 12 hex characters' });
 export const zMacList = z.array(zAddrString, { error: 'must be a list of addresses' });
 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const res = schema.safeParse(body ?? {});
+  const res = schema.safeParse(body ?? {}, { reportInput: true });
   if (res.success) return res.data;
   const issue = res.error.issues[0];
   if (!issue) throw new ValidationError('invalid request');
-  const field = issue.path.length ? issue.path.join('.') : 'body';
-  const msg = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
-  throw new ValidationError(`${field}: ${msg}`);
+  throw new ValidationError(
+    `${fieldName(issue.path)}: ${issue.input === undefined ? 'is required' : issue.message}`,
+  );
+}
+
+/** `macs[0]`, `wifi.ssid`: array indices in brackets, like the messages of the address parser. */
+export function fieldName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return 'body';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i > 0 ? '.' : ''}${String(p)}`)).join('');
 }
 
 /** Parses a list of user addresses; names the offending entry. */

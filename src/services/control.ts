@@ -9,6 +9,7 @@ import { BROADCAST, type Addr } from '../protocol/types.ts';
 import type { Store } from '../state/store.ts';
 import type { DeviceRegistry } from './device-registry.ts';
 import type { GroupService } from './groups.ts';
+import type { Logger } from '../logger.ts';
 import type { MasterView } from './master-view.ts';
 
 export interface ControlRequest {
@@ -26,6 +27,7 @@ export interface SendReport {
 }
 
 const INTERACTIVE_DEADLINE_MS = 10_000;
+const UNKNOWN_DEVICE = 'unknown device (skipped)';
 
 export class ControlService {
   constructor(
@@ -35,6 +37,7 @@ export class ControlService {
       registry: DeviceRegistry;
       groups: GroupService;
       master: MasterView;
+      log: Logger;
     },
   ) {}
 
@@ -75,7 +78,10 @@ export class ControlService {
       const ok = new Set<Addr>();
       for (const addr of req.target.macs) {
         const dev = registry.find(addr);
-        if (!dev) continue;
+        if (!dev) {
+          report.errors[addr] = UNKNOWN_DEVICE;
+          continue;
+        }
         const out = await send(addr, dev.groupId);
         if (out.ok) {
           report.sent++;
@@ -84,14 +90,17 @@ export class ControlService {
       }
       if (ok.size > 0) remember(ok);
     }
-    master.note('CONTROL_SENT');
+    if (report.sent > 0) master.note('CONTROL_SENT');
     return report;
   }
 
   async indicate(macs: Addr[], type: number, durationSec: number): Promise<SendReport> {
     const report: SendReport = { sent: 0, errors: {} };
     for (const addr of macs) {
-      if (!this.deps.registry.find(addr)) continue;
+      if (!this.deps.registry.find(addr)) {
+        report.errors[addr] = UNKNOWN_DEVICE;
+        continue;
+      }
       const out = await this.deps.driver.send(
         addr,
         { op: 'INDICATE', type, durationSec },
@@ -111,7 +120,8 @@ export class ControlService {
       { op: 'CONFIG', option, data },
       { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS },
     );
-    this.deps.master.note('CONFIG_SENT');
+    this.deps.log.info({ addr, option, data }, out.ok ? 'raw config sent' : 'raw config not sent');
+    if (out.ok) this.deps.master.note('CONFIG_SENT');
     return out.ok ? { sent: 1, errors: {} } : { sent: 0, errors: { [addr]: out.detail } };
   }
 }

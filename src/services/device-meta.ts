@@ -64,7 +64,6 @@ export class DeviceMetaService {
           if (dev) dev.name = clean;
         });
       }
-      registry.assignGroups(known.map((addr) => ({ addr, groupId })));
       const res = await pushGroups(
         macs.map((addr) => ({ addr, groupId })),
         { driver, registry },

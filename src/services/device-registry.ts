@@ -14,9 +14,11 @@ import type { Logger } from '../logger.ts';
 import { normalizeAddr } from '../protocol/addr.ts';
 import { deviceTypeInfo } from '../protocol/device-types.ts';
 import { BROADCAST, type Addr } from '../protocol/types.ts';
+import type { Scope } from '../state/scopes.ts';
 import type { Store } from '../state/store.ts';
 
-const AUTO_RESTORE_COOLDOWN_MS = 2000;
+/** Per node; longer than the gap between a node's two boot announcements (3 s). */
+const AUTO_RESTORE_COOLDOWN_MS = 5000;
 const AUTO_RESTORE_MAX_PARALLEL = 8;
 /** CONFIG options whose acknowledged value is mirrored into configByte (bit per option). */
 const CONFIG_BYTE_BITS: Record<number, number> = { 0x01: 0x01, 0x03: 0x02, 0x04: 0x04 };
@@ -64,11 +66,11 @@ export class DeviceRegistry {
   /** Parses a user-supplied address (6 or 12 hex, separators allowed); 400 when unusable. */
   static parseAddr(input: unknown, field: string, opts: { allowBroadcast?: boolean } = {}): Addr {
     if (typeof input !== 'string')
-      throw new ValidationError(`${field} must be a string of 6 or 12 hex characters`);
+      throw new ValidationError(`${field}: must be a string of 6 or 12 hex characters`);
     const hex = input.replace(/[:\-\s]/g, '');
     const addr = /^[0-9a-fA-F]{6}$|^[0-9a-fA-F]{12}$/.test(hex) ? normalizeAddr(hex) : null;
     if (!addr)
-      throw new ValidationError(`${field} must be 6 or 12 hex characters, got ${JSON.stringify(input)}`);
+      throw new ValidationError(`${field}: must be 6 or 12 hex characters, got ${JSON.stringify(input)}`);
     if (addr === BROADCAST && !opts.allowBroadcast)
       throw new ValidationError(`${field}: broadcast address not allowed`);
     return addr;
@@ -85,13 +87,16 @@ export class DeviceRegistry {
     if (option in CONFIG_BYTE_BITS) this.pendingConfig.set(addr, { option, data0 });
   }
 
-  /** Sets stored groups (memory + disk); the radio push is the caller's job. */
-  assignGroups(items: readonly { addr: Addr; groupId: number }[]): void {
-    this.store.mutate(['DEVICE_MEMBERSHIP'], (s) => {
-      for (const it of items) {
-        const d = s.devices.find((x) => x.addr === it.addr);
-        if (d) d.groupId = it.groupId;
-      }
+  /**
+   * Records a device's group: `pending` when the node has not confirmed it yet (it was
+   * offline or did not acknowledge); the registry pushes it again when the node is heard.
+   */
+  recordGroup(addr: Addr, groupId: number, pending: boolean): void {
+    const d = this.find(addr);
+    if (!d || (d.groupId === groupId && d.group_pending === pending)) return;
+    this.store.mutate(['DEVICE_MEMBERSHIP'], () => {
+      d.groupId = groupId;
+      d.group_pending = pending;
     });
   }
 
@@ -99,14 +104,13 @@ export class DeviceRegistry {
   markOffline(addrs: Iterable<Addr>): number {
     let n = 0;
     const set = new Set(addrs);
-    this.store.mutate(['DEVICES'], (s) => {
-      for (const d of s.devices) {
-        if (set.has(d.addr) && d.online) {
-          d.online = false;
-          n++;
-        }
+    for (const d of this.store.state.devices) {
+      if (set.has(d.addr) && d.online) {
+        d.online = false;
+        n++;
       }
-    });
+    }
+    if (n > 0) this.store.changed(['DEVICES'], 'lazy');
     return n;
   }
 
@@ -139,58 +143,94 @@ export class DeviceRegistry {
     };
     if (r.kind === 'IDENTIFY_REPLY') {
       this.counters.onIdentify?.(addr);
-      let created = false;
-      let restoreTo: number | null = null;
-      this.store.mutate(['DEVICES'], (s) => {
-        let d = s.devices.find((x) => x.addr === addr);
-        if (!d) {
-          d = newDevice(addr, r.mac, r.devType);
-          s.devices.push(d);
-          created = true;
-        }
-        d.full_mac = r.mac;
-        d.dev_type = r.devType;
-        d.version = r.fw;
-        heard(d);
-        const groupExists = (g: number): boolean => s.groups.some((x) => x.id === g);
-        if (d.groupId === 0 && r.groupId !== 0 && groupExists(r.groupId)) d.groupId = r.groupId;
-        else if (!created && r.groupId === 0 && d.groupId !== 0) restoreTo = d.groupId;
-      });
-      if (created) this.log.info({ addr, mac: r.mac, type: r.devType }, 'new device');
-      if (restoreTo !== null) this.autoRestore(addr, restoreTo);
+      this.handleIdentify(addr, r, p.packet.receiver === BROADCAST, heard);
       return;
     }
     const d = this.find(addr);
     if (!d) return; // replies from unknown senders only count once they identify
     if (r.kind === 'STATUS_REPLY') {
       this.counters.onStatus?.(addr);
-      this.store.mutate(['DEVICES'], () => {
-        d.flags = r.flags;
-        d.configByte = r.configByte;
-        d.effectId = r.effectId;
-        d.brightness = r.brightness;
-        d.voltage_mV = r.vbatMv;
-        d.node_rssi = r.rssi;
-        d.node_snr = r.snr;
-        heard(d);
-      });
+      this.store.mutate(
+        ['DEVICES'],
+        () => {
+          d.flags = r.flags;
+          d.configByte = r.configByte;
+          d.effectId = r.effectId;
+          d.brightness = r.brightness;
+          d.voltage_mV = r.vbatMv;
+          d.node_rssi = r.rssi;
+          d.node_snr = r.snr;
+          heard(d);
+        },
+        'lazy',
+      );
     } else if (r.kind === 'ACK') {
-      this.store.mutate(['DEVICES'], () => {
-        d.last_ack = { ok: r.status === 0, opcode: r.ackOf, status: r.status, seq: r.seq, ts: nowS };
-        heard(d);
-        const pending = this.pendingConfig.get(addr);
-        if (r.ackOf === 0x05 && pending) {
-          this.pendingConfig.delete(addr);
-          const bit = CONFIG_BYTE_BITS[pending.option] ?? 0;
-          if (r.status === 0) d.configByte = pending.data0 !== 0 ? d.configByte | bit : d.configByte & ~bit;
-        }
-      });
+      this.store.mutate(
+        ['DEVICES'],
+        () => {
+          d.last_ack = { ok: r.status === 0, opcode: r.ackOf, status: r.status, seq: r.seq, ts: nowS };
+          heard(d);
+          const pending = this.pendingConfig.get(addr);
+          if (r.ackOf === 0x05 && pending) {
+            this.pendingConfig.delete(addr);
+            const bit = CONFIG_BYTE_BITS[pending.option] ?? 0;
+            if (r.status === 0) d.configByte = pending.data0 !== 0 ? d.configByte | bit : d.configByte & ~bit;
+          }
+        },
+        'lazy',
+      );
     } else {
-      this.store.mutate(['DEVICES'], () => heard(d));
+      this.store.mutate(['DEVICES'], () => heard(d), 'lazy');
     }
   }
 
-  /** A known node announced itself in group 0: push its stored group back (rate-limited). */
+  /**
+   * IDENTIFY (a discovery reply or an unsolicited boot announcement): creates unknown
+   * devices and reconciles the group. The host is the source of truth for groups: a node
+   * that rebooted (announcement), reports group 0, drifted, or has a pending push gets its
+   * stored group (which also re-binds it to this gateway). Only when the host has no
+   * group for it (0, nothing pending) does the host adopt the node's group.
+   */
+  private handleIdentify(
+    addr: Addr,
+    r: Extract<InboundPacket['reply'], { kind: 'IDENTIFY_REPLY' }>,
+    announcement: boolean,
+    heard: (d: Device) => void,
+  ): void {
+    let created = false;
+    let scopes: Scope[] = ['DEVICES'];
+    let restoreTo: number | null = null;
+    let d = this.find(addr);
+    if (!d) {
+      d = newDevice(addr, r.mac, r.devType);
+      this.store.state.devices.push(d);
+      created = true;
+    }
+    const dev = d;
+    const changedIdentity = dev.full_mac !== r.mac || dev.dev_type !== r.devType || dev.version !== r.fw;
+    dev.full_mac = r.mac;
+    dev.dev_type = r.devType;
+    dev.version = r.fw;
+    heard(dev);
+    const reported = r.groupId;
+    const groupExists = (g: number): boolean => this.store.state.groups.some((x) => x.id === g);
+    if (dev.groupId === 0 && !dev.group_pending && reported !== 0 && groupExists(reported)) {
+      dev.groupId = reported;
+      scopes = ['DEVICE_MEMBERSHIP'];
+    } else if (reported === dev.groupId && !announcement) {
+      if (dev.group_pending) {
+        dev.group_pending = false;
+        scopes = ['DEVICE_MEMBERSHIP'];
+      }
+    } else if (!created && !this.discoveryRunning) {
+      restoreTo = dev.groupId;
+    }
+    this.store.changed(scopes, created || changedIdentity || scopes[0] !== 'DEVICES' ? 'soon' : 'lazy');
+    if (created) this.log.info({ addr, mac: r.mac, type: r.devType }, 'new device');
+    if (restoreTo !== null) this.autoRestore(addr, restoreTo);
+  }
+
+  /** Pushes a known node's stored group (rate-limited per node); the outcome is recorded. */
   private autoRestore(addr: Addr, groupId: number): void {
     if (this.discoveryRunning || this.restoresRunning >= AUTO_RESTORE_MAX_PARALLEL) return;
     const now = this.clock.now();
@@ -200,9 +240,15 @@ export class DeviceRegistry {
     void this.driver
       .setGroup(addr, groupId, { priority: 'bulk' })
       .then((res) => {
-        if (res.ok) this.log.info({ addr, groupId }, 'auto-restored group');
-        else {
-          this.log.warn({ addr, groupId, reason: res.reason }, 'auto-restore SET_GROUP failed');
+        if (res.ok && res.value.ok) {
+          this.recordGroup(addr, groupId, false);
+          this.log.info({ addr, groupId }, 'restored group on node');
+        } else {
+          this.log.warn(
+            { addr, groupId, reason: res.ok ? 'nack' : res.reason },
+            'restoring group on node failed',
+          );
+          this.recordGroup(addr, groupId, true);
           this.markOffline([addr]);
         }
       })

@@ -61,17 +61,19 @@ export class DiscoveryService {
     return tasks.start('discover', meta, async (ctx): Promise<DiscoverResult> => {
       const found = new Set<Addr>();
       const moved = new Set<Addr>();
-      // With a target group, responders are moved out of the unconfigured group between
-      // passes: they stop answering, so weak nodes that lost every collision get the air.
-      // A node whose move failed is tried again in the next pass.
+      // Every responder gets a SET_GROUP: the target group, or without one its stored group
+      // (0 for new nodes). That also binds it to this gateway: until then a node ignores
+      // STATUS, CONTROL and the rest (MAC filter). With a target group, responders leave the
+      // unconfigured group between passes, so weak nodes that lost every collision get the
+      // air in the next pass. A node whose move failed is tried again in the next pass.
       const passes = target >= 1 && filter === 0 ? MAX_PASSES : 1;
       for (let pass = 1; pass <= passes; pass++) {
         const before = found.size;
         await this.discoverPass(filter, found, ctx, { ...meta, pass });
         ctx.checkpoint();
-        if (target < 1) break;
-        const items = [...found].filter((a) => !moved.has(a)).map((addr) => ({ addr, groupId: target }));
-        registry.assignGroups(items);
+        const items = [...found]
+          .filter((a) => !moved.has(a))
+          .map((addr) => ({ addr, groupId: target >= 1 ? target : (registry.find(addr)?.groupId ?? 0) }));
         const res = await pushGroups(items, { driver, registry }, ctx, {
           skipOffline: false,
           progress: (index, item) => ({
@@ -80,17 +82,17 @@ export class DiscoveryService {
             index,
             total: items.length,
             addr: item.addr,
-            groupId: target,
+            groupId: item.groupId,
             found: found.size,
-            message: `Adding ${item.addr} → group ${target}`,
+            message: `Adding ${item.addr} → group ${item.groupId}`,
           }),
         });
         const failedNow = new Set(res.failed);
         for (const it of items) if (!failedNow.has(it.addr)) moved.add(it.addr);
         if (found.size === before) break;
       }
-      const assigned = target >= 1 ? moved.size : 0;
-      const failed = target >= 1 ? found.size - moved.size : 0;
+      const assigned = moved.size;
+      const failed = found.size - moved.size;
       return {
         found: found.size,
         createdGroupId,

@@ -1,7 +1,9 @@
 /**
- * Pushing stored groups to nodes: SET_GROUP with ACK wait and retries, one device
- * after the other, with progress meta and cancellation between devices. Used by the
- * bulk_set_group and force_groups tasks, discovery's add-to-group and group delete.
+ * Moving nodes into groups: SET_GROUP with ACK wait and retries, one device after the
+ * other, with progress meta and cancellation between devices. A device's stored group
+ * follows the outcome: confirmed on ACK; pending (pushed again when the node is next
+ * heard) when it was offline or did not answer; unchanged when the task was cancelled
+ * before reaching it. Used by bulk_set_group, force_groups, discovery and group delete.
  */
 import type { GatewayDriver } from '../gateway/types.ts';
 import type { Addr } from '../protocol/types.ts';
@@ -37,13 +39,18 @@ export async function pushGroups(
     const dev = deps.registry.find(item.addr);
     if (!dev) continue;
     if (opts.skipOffline && !dev.online) {
+      deps.registry.recordGroup(item.addr, item.groupId, true);
       res.skipped_offline++;
       continue;
     }
-    const out = await deps.driver.setGroup(item.addr, item.groupId, { priority: 'bulk', signal: ctx.signal });
-    if (out.ok && out.value.ok) res.changed++;
-    else {
-      ctx.checkpoint();
+    // No abort signal: a cancel takes effect between devices (the safe point), so the
+    // device in flight ends with a known outcome and its stored group stays true.
+    const out = await deps.driver.setGroup(item.addr, item.groupId, { priority: 'bulk' });
+    if (out.ok && out.value.ok) {
+      deps.registry.recordGroup(item.addr, item.groupId, false);
+      res.changed++;
+    } else {
+      deps.registry.recordGroup(item.addr, item.groupId, true);
       res.timed_out++;
       res.failed.push(item.addr);
       deps.registry.markOffline([item.addr]);

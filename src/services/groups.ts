@@ -99,11 +99,14 @@ export class GroupService {
       (s) => {
         for (const d of s.devices) {
           if (d.groupId === id) {
+            // The node still carries the old id: pending until it confirms the new one.
             d.groupId = 0;
+            d.group_pending = true;
             moved++;
             changed.push({ addr: d.addr, groupId: 0 });
           } else if (d.groupId > id) {
             d.groupId--;
+            d.group_pending = true;
             renumbered++;
             changed.push({ addr: d.addr, groupId: d.groupId });
           }

@@ -5,7 +5,9 @@
  */
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../events.ts';
-import type { GatewayDriver, MasterSnapshot } from '../gateway/types.ts';
+import type { DriverStats, GatewayDriver, GatewayReadiness, MasterSnapshot } from '../gateway/types.ts';
+
+export type GatewaySnapshot = GatewayReadiness & { stats: DriverStats };
 
 export class MasterView {
   private hostEvent: { name: string; ts: number; error: string | null } | null = null;
@@ -21,6 +23,12 @@ export class MasterView {
   note(name: string, error?: string | null): void {
     this.hostEvent = { name, ts: this.clock.now() / 1000, error: error ?? null };
     this.bus.emit('master', this.snapshot());
+  }
+
+  /** Readiness plus driver statistics: the one gateway snapshot of the API and SSE. */
+  gateway(): GatewaySnapshot {
+    const stats = this.driver.stats();
+    return { ...this.driver.readiness(), stats: { ...stats, airtimeMs: Math.round(stats.airtimeMs) } };
   }
 
   snapshot(): MasterSnapshot {

@@ -40,6 +40,7 @@ const deviceSchema = z.object({
   name: z.string().max(200),
   dev_type: intRange(0, 255),
   groupId: intRange(0, MAX_GROUP_ID),
+  group_pending: z.boolean().default(false),
   flags: intRange(0, 255),
   configByte: intRange(0, 255),
   presetId: intRange(0, 255),
@@ -121,7 +122,14 @@ function migrateV1(raw: Record<string, unknown>): StateModel {
 export function migrateToCurrent(raw: unknown): { state: StateModel; fromVersion: number } {
   if (!isRecord(raw)) throw new Error('state file is not a JSON object');
   const version = raw.schema_version ?? 1;
-  if (version === 1) return { state: migrateV1(raw), fromVersion: 1 };
+  if (version === 1) {
+    // Anything else without a version (e.g. another program's config file) is not ours:
+    // treating it as an empty v1 state would overwrite it.
+    if (!Array.isArray(raw.devices) && !Array.isArray(raw.groups)) {
+      throw new Error('not a Lightnet state file (no devices or groups)');
+    }
+    return { state: migrateV1(raw), fromVersion: 1 };
+  }
   if (version === CURRENT_SCHEMA_VERSION) {
     const parsed = stateFileSchema.safeParse(raw);
     if (!parsed.success) {
@@ -131,6 +139,12 @@ export function migrateToCurrent(raw: unknown): { state: StateModel; fromVersion
       );
     }
     const { schema_version: _v, ...state } = parsed.data;
+    // Group ids are positions: a hand-edited file must keep them 1..n in order.
+    const badGroup = state.groups.findIndex((g, i) => g.id !== i + 1);
+    if (badGroup >= 0)
+      throw new Error(`state file invalid at groups.${badGroup}.id: ids must be 1..n in order`);
+    const badDevice = state.devices.findIndex((d) => d.groupId > state.groups.length);
+    if (badDevice >= 0) throw new Error(`state file invalid at devices.${badDevice}.groupId: no such group`);
     return { state: state as StateModel, fromVersion: CURRENT_SCHEMA_VERSION };
   }
   throw new Error(`unsupported state schema_version ${JSON.stringify(version)}`);

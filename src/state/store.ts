@@ -2,6 +2,10 @@
  * The Store: the one place state changes. Every mutation names its scopes; the
  * Store publishes them on the bus (→ SSE refresh) and schedules a debounced,
  * atomic write. `save()` forces a durable write now.
+ *
+ * Two write urgencies: a change the operator made or a new device is written within
+ * the debounce (≤ 250 ms); a runtime refresh (RSSI, battery, last ACK of a reply) is
+ * written lazily, so radio traffic does not rewrite the file several times a second.
  */
 import type { Clock, TimerHandle } from '../clock.ts';
 import type { StateModel } from '../domain/model.ts';
@@ -10,6 +14,7 @@ import type { EventBus } from '../events.ts';
 import { PersistenceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { LoadResult, StatePersistence } from './persistence.ts';
+import { CURRENT_SCHEMA_VERSION } from './migrations.ts';
 import type { Scope } from './scopes.ts';
 
 export interface StoreOptions {
@@ -19,14 +24,24 @@ export interface StoreOptions {
   log: Logger;
   /** Quiet time before a scheduled write, in virtual ms (≤ 250). */
   debounceMs?: number;
+  /** Delay of a lazy (runtime-only) write, in virtual ms. */
+  lazyMs?: number;
 }
+
+export type WriteUrgency = 'soon' | 'lazy';
+
+const RETRY_MIN_MS = 1000;
+const RETRY_MAX_MS = 30_000;
 
 export class Store {
   private model: StateModel = emptyState();
   private timer: TimerHandle | null = null;
+  private timerDue = Infinity;
   private writing: Promise<void> = Promise.resolve();
   private dirty = false;
+  private closed = false;
   private lastWriteError: string | null = null;
+  private retryMs = RETRY_MIN_MS;
   /** Operator-facing warning from loading (corrupt file, restored backup), shown on /api/health. */
   loadWarning: string | null = null;
 
@@ -42,38 +57,30 @@ export class Store {
 
   /** Loads from disk; every device starts offline (link state is never restored). */
   async load(): Promise<LoadResult> {
-    const result = await this.opts.persistence.load();
-    for (const d of result.state.devices) d.online = false;
-    this.model = result.state;
-    this.loadWarning = result.warning;
-    if (result.warning) this.opts.log.error({ path: this.opts.persistence.path }, result.warning);
-    else this.opts.log.info({ source: result.source, devices: result.state.devices.length }, 'state loaded');
-    // A migrated or restored state is written back in the current format right away.
-    if (result.source === 'backup' || (result.source === 'main' && result.fromVersion !== 2)) {
-      this.dirty = true;
-      await this.save();
+    const result = await this.adopt();
+    if (!result.warning) {
+      this.opts.log.info({ source: result.source, devices: result.state.devices.length }, 'state loaded');
     }
     return result;
   }
 
   /** Applies `fn` to the live model, publishes the scopes and schedules a write. */
-  mutate<T>(scopes: readonly Scope[], fn: (state: StateModel) => T): T {
+  mutate<T>(scopes: readonly Scope[], fn: (state: StateModel) => T, urgency: WriteUrgency = 'soon'): T {
     const out = fn(this.model);
-    this.changed(scopes);
+    this.changed(scopes, urgency);
     return out;
   }
 
   /** Publishes scopes for a change already applied (and schedules a write). */
-  changed(scopes: readonly Scope[]): void {
+  changed(scopes: readonly Scope[], urgency: WriteUrgency = 'soon'): void {
     this.dirty = true;
-    this.schedule();
+    this.schedule(urgency === 'soon' ? (this.opts.debounceMs ?? 200) : (this.opts.lazyMs ?? 5000));
     this.opts.bus.emit('scopes', scopes);
   }
 
   /** Writes now and resolves once the data is durable; throws PersistenceError on failure. */
   async save(): Promise<void> {
-    this.timer?.cancel();
-    this.timer = null;
+    this.cancelTimer();
     this.dirty = true;
     await this.flush();
     if (this.lastWriteError) throw new PersistenceError(this.lastWriteError);
@@ -84,35 +91,57 @@ export class Store {
    * dropped, so an edit made on disk is not overwritten); everyone offline; FULL refresh.
    */
   async reload(): Promise<void> {
-    this.timer?.cancel();
-    this.timer = null;
+    this.cancelTimer();
     this.dirty = false;
     await this.writing;
+    const result = await this.adopt();
+    this.opts.log.info({ source: result.source, devices: result.state.devices.length }, 'state reloaded');
+    this.opts.bus.emit('scopes', ['FULL']);
+  }
+
+  /** Flushes a pending write (shutdown); later changes stay in memory only. */
+  async close(): Promise<void> {
+    this.cancelTimer();
+    if (this.dirty) await this.flush();
+    else await this.writing;
+    this.closed = true;
+  }
+
+  private async adopt(): Promise<LoadResult> {
     const result = await this.opts.persistence.load();
     for (const d of result.state.devices) d.online = false;
     this.model = result.state;
     this.loadWarning = result.warning;
-    this.opts.bus.emit('scopes', ['FULL']);
+    if (result.warning) this.opts.log.error({ path: this.opts.persistence.path }, result.warning);
+    // A migrated or restored state is written back in the current format right away.
+    if (
+      result.source === 'backup' ||
+      (result.source === 'main' && result.fromVersion !== CURRENT_SCHEMA_VERSION)
+    ) {
+      this.dirty = true;
+      await this.flush();
+    }
+    return result;
   }
 
-  /** Flushes a pending debounced write (used at shutdown). */
-  async close(): Promise<void> {
+  private cancelTimer(): void {
     this.timer?.cancel();
     this.timer = null;
-    await this.flushPending();
+    this.timerDue = Infinity;
   }
 
-  private async flushPending(): Promise<void> {
-    if (this.dirty) await this.flush();
-    else await this.writing;
-  }
-
-  private schedule(): void {
-    if (this.timer) return;
+  /** Arms the write timer, or brings a later one forward. */
+  private schedule(delayMs: number): void {
+    if (this.closed) return;
+    const due = this.opts.clock.now() + delayMs;
+    if (this.timer && this.timerDue <= due) return;
+    this.cancelTimer();
+    this.timerDue = due;
     this.timer = this.opts.clock.setTimeout(() => {
       this.timer = null;
+      this.timerDue = Infinity;
       void this.flush();
-    }, this.opts.debounceMs ?? 200);
+    }, delayMs);
   }
 
   /** Serialises writes: one in progress at a time, the latest state always wins. */
@@ -124,10 +153,15 @@ export class Store {
         await this.opts.persistence.write(this.model);
         if (this.lastWriteError) this.opts.log.info({}, 'state write recovered');
         this.lastWriteError = null;
+        this.retryMs = RETRY_MIN_MS;
       } catch (err) {
         this.dirty = true;
-        this.lastWriteError = `state write failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
-        this.opts.log.error({ err: (err as Error).message }, this.lastWriteError);
+        const message = `state write failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+        if (message !== this.lastWriteError) this.opts.log.error({ err: (err as Error).message }, message);
+        this.lastWriteError = message;
+        // Keep trying on our own (disk full, read-only remount): nothing acknowledged is dropped.
+        this.schedule(this.retryMs);
+        this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
       }
     });
     return this.writing;

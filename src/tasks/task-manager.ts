@@ -145,7 +145,10 @@ export class TaskManager {
           err instanceof TaskCancelledError || running.abort.signal.aborted
             ? 'cancelled'
             : describeError(err);
-        this.log.warn({ task: name, id: running.snap.id, error: running.snap.last_error }, 'task failed');
+        if (running.snap.last_error === 'cancelled')
+          this.log.info({ task: name, id: running.snap.id }, 'task cancelled');
+        else
+          this.log.warn({ task: name, id: running.snap.id, error: running.snap.last_error }, 'task failed');
         publish();
       }
     })();

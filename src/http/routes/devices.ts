@@ -12,7 +12,9 @@ const nullable = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?
 const discoverSchema = z.object({
   targetGroupId: nullable(zInt(0, 254)),
   newGroupName: nullable(z.string({ error: 'must be a string' })),
-  discoveryGroup: nullable(z.union([z.literal('all').transform(() => 255), zInt(0, 255)])),
+  discoveryGroup: nullable(
+    z.union([z.literal('all').transform(() => 255), zInt(0, 255)], { error: 'must be 0..255 or "all"' }),
+  ),
 });
 
 const statusSchema = z.object({
@@ -28,7 +30,7 @@ const updateMetaSchema = z.object({
 });
 
 const controlSchema = z.object({
-  macs: nullable(zMacList),
+  macs: nullable(zMacList.min(1, 'must not be empty')),
   groupId: nullable(zInt(0, 255)),
   flags: zInt(0, 255),
   presetId: zInt(0, 255),
@@ -38,7 +40,8 @@ const controlSchema = z.object({
 const indicateSchema = z.object({
   macs: zMacList.min(1, 'must not be empty'),
   indicator_type: nullable(zInt(0, 255)),
-  duration_sec: nullable(zInt(-1_000_000, 1_000_000)),
+  // Any integer: the contract clamps to 0..255 rather than rejecting.
+  duration_sec: nullable(zInt(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)),
 });
 
 const configSchema = z.object({
@@ -61,8 +64,9 @@ export const deviceRoutes = (svc: AppServices) => async (api: FastifyInstance) =
 
   api.post('/status', async (req) => {
     const b = parseBody(statusSchema, bodyObject(req.body));
-    const list = b.selection ?? b.macs;
-    const field = b.selection ? 'selection' : 'macs';
+    // An empty list counts as absent (as in the original): poll everybody.
+    const list = b.selection?.length ? b.selection : b.macs?.length ? b.macs : undefined;
+    const field = b.selection?.length ? 'selection' : 'macs';
     const selection = list !== undefined ? parseAddrList(list, field) : undefined;
     return { ok: true, task: svc.status.start({ selection, groupId: b.groupId }) };
   });
@@ -123,7 +127,7 @@ export const deviceRoutes = (svc: AppServices) => async (api: FastifyInstance) =
       data1: data[1],
       data2: data[2],
       data3: data[3],
-      ...(r.sent === 0 ? { error: Object.values(r.errors)[0] } : {}),
+      ...(r.sent === 0 ? { errors: r.errors } : {}),
     };
   });
 };

@@ -32,6 +32,7 @@ export const groupRoutes = (svc: AppServices) => async (api: FastifyInstance) =>
     const b = parseBody(idSchema, bodyObject(req.body));
     svc.tasks.assertIdle();
     const { changed, ...counts } = svc.groups.delete(b.id);
+    svc.log.info({ id: b.id, ...counts }, 'group deleted');
     // The nodes still carry their old ids: push the renumbered groups right away.
     const task = svc.deviceMeta.startRenumberPush(changed);
     return { ok: true, ...counts, task };

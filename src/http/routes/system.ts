@@ -17,7 +17,7 @@ export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     ok: true,
     master: svc.master.snapshot(),
     task: svc.tasks.current(),
-    gateway: svc.driver.readiness(),
+    gateway: svc.master.gateway(),
   }));
 
   api.get('/task', async () => ({ ok: true, task: svc.tasks.current() }));
@@ -30,11 +30,13 @@ export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) =
   // Driver statistics ride along: frames sent/rejected/timed out, replies, airtime used.
   api.get('/gateway', async () => ({
     ok: true,
-    gateway: { ...svc.driver.readiness(), stats: svc.driver.stats() },
+    gateway: svc.master.gateway(),
   }));
 
   api.post('/gateway/retry', async () => {
-    const gateway = await svc.driver.retry();
+    svc.log.info({}, 'manual gateway retry');
+    await svc.driver.retry();
+    const gateway = svc.master.gateway();
     return { ok: gateway.ready, gateway };
   });
 

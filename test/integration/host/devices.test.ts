@@ -108,7 +108,7 @@ describe('devices against the simulated fleet', () => {
         presetId: 3,
         brightness: 0,
       });
-      expect(byMac.body).toEqual({ ok: true, changed: 2 });
+      expect(byMac.body).toEqual({ ok: true, changed: 2, errors: { ABCDEF: 'unknown device (skipped)' } });
       const rows = await devices(h);
       expect(rows.find((r) => r.addr === addrs[0])).toMatchObject({ presetId: 3, brightness: 0 });
       expect(rows.find((r) => r.addr === addrs[2])).toMatchObject({ presetId: 7, brightness: 200 });
@@ -124,7 +124,9 @@ describe('devices against the simulated fleet', () => {
         [{ groupId: 1, flags: 1, presetId: 1, brightness: 256 }, /^brightness: must be <= 255/],
         [{ groupId: 1, flags: 1.5, presetId: 1, brightness: 1 }, /^flags/],
         [{ macs: 'AABBCC', flags: 1, presetId: 1, brightness: 1 }, /^macs/],
-        [{ macs: ['FFFFFF'], flags: 1, presetId: 1, brightness: 1 }, /broadcast/],
+        [{ macs: ['FFFFFF'], flags: 1, presetId: 1, brightness: 1 }, /^macs\[0\]: broadcast/],
+        [{ macs: [], flags: 1, presetId: 1, brightness: 1 }, /^macs: must not be empty/],
+        [{ macs: ['zz'], flags: 1, presetId: 1, brightness: 1 }, /^macs\[0\]: must be 6 or 12 hex/],
       ];
       for (const [body, msg] of cases) {
         const r = await h.post('/api/devices/control', body);
@@ -140,7 +142,7 @@ describe('devices against the simulated fleet', () => {
       await discoverAll(h, { newGroupName: 'G' });
       const [a] = simAddrs(h);
       const r = await h.post('/api/devices/indicate', { macs: [a, '123456'], duration_sec: 999 });
-      expect(r.body).toEqual({ ok: true, count: 1 });
+      expect(r.body).toEqual({ ok: true, count: 1, errors: { '123456': 'unknown device (skipped)' } });
       const snap = h.host.sim?.fleet.nodes[0]?.snapshot();
       expect(snap?.indicator).toMatchObject({ type: 4 });
       expect((await h.post('/api/devices/indicate', { macs: [] })).status).toBe(400);
@@ -218,6 +220,42 @@ describe('a large fleet', () => {
       // Nodes whose SET_GROUP was never acknowledged are reported, not hidden.
       expect(r.assigned + r.assign_failed).toBe(r.found);
       expect(rows.filter((x) => x.groupId === 1)).toHaveLength(r.found);
+    });
+  });
+});
+
+describe('validation messages', () => {
+  it('name-the-field-and-the-rule-for-every-shape-of-bad-input', async () => {
+    await withHost({ nodes: 0 }, async (h) => {
+      const cases: [string, unknown, string][] = [
+        ['/api/discover', { targetGroupId: 'abc' }, 'targetGroupId: must be an integer'],
+        ['/api/discover', { targetGroupId: 1.5 }, 'targetGroupId: must be an integer'],
+        ['/api/discover', { targetGroupId: [1] }, 'targetGroupId: must be an integer'],
+        ['/api/discover', { targetGroupId: 300 }, 'targetGroupId: must be <= 254'],
+        ['/api/discover', { discoveryGroup: 'everything' }, 'discoveryGroup: must be 0..255 or "all"'],
+        ['/api/groups/create', { name: 123 }, 'name: must be a string'],
+        ['/api/groups/force', { skipOffline: 'maybe' }, 'skipOffline: must be a boolean'],
+        ['/api/status', { selection: 'F1728B' }, 'selection: must be a list of addresses'],
+        [
+          '/api/status',
+          { selection: ['F1728B', 7] },
+          'selection[1]: must be a string of 6 or 12 hex characters',
+        ],
+        [
+          '/api/devices/indicate',
+          { macs: ['AABBCC'], duration_sec: 2.5 },
+          'duration_sec: must be an integer',
+        ],
+      ];
+      for (const [path, body, error] of cases) {
+        const r = await h.post(path, body);
+        expect(r.status, `${path} ${JSON.stringify(body)}`).toBe(400);
+        expect(r.body).toEqual({ ok: false, error });
+      }
+      const huge = await h.post('/api/devices/indicate', { macs: ['AABBCC'], duration_sec: 2_000_000 });
+      expect(huge.body).toMatchObject({ ok: true, count: 0 });
+      const head = await fetch(h.url + '/sse', { method: 'HEAD' });
+      expect(head.status).toBe(405);
     });
   });
 });

@@ -42,6 +42,20 @@ describe('state migrations', () => {
   it('rejects-unknown-versions-and-invalid-content', () => {
     expect(() => migrateToCurrent({ schema_version: 99 })).toThrow(/unsupported/);
     expect(() => migrateToCurrent([])).toThrow(/not a JSON object/);
+    // Another program's JSON (no version, no devices/groups) is not silently an empty state.
+    expect(() => migrateToCurrent({ host: '127.0.0.1', port: 5077, options: {} })).toThrow(
+      /not a Lightnet state file/,
+    );
+    const base = {
+      schema_version: 2,
+      devices: [],
+      native_presets: [],
+      scenes: [],
+      settings: { led_presets_file: null },
+    };
+    expect(() => migrateToCurrent({ ...base, groups: [{ id: 3, name: 'X', dev_type: 0 }] })).toThrow(
+      /groups\.0\.id/,
+    );
     expect(() =>
       migrateToCurrent({
         schema_version: 2,
