@@ -44,25 +44,30 @@ export class ScaledClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const onAbort = (): void => {
-        handle.cancel();
-        reject(signal?.reason as Error);
-      };
-      const handle = this.setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return sleepOn(this, ms, signal);
   }
 }
 
 export const realClock = (): Clock => new ScaledClock(1);
+
+/** `sleep` for any clock: a timer on that clock, cancelled (and rejected) by the signal. */
+export function sleepOn(clock: Pick<Clock, 'setTimeout'>, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = (): void => {
+      handle.cancel();
+      reject(signal?.reason as Error);
+    };
+    const handle = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 interface SteppedTimer {
   at: number;
@@ -102,21 +107,7 @@ export class SteppedClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const onAbort = (): void => {
-        handle.cancel();
-        reject(signal?.reason as Error);
-      };
-      const handle = this.setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return sleepOn(this, ms, signal);
   }
 
   /** Moves time forward by `ms`, firing due timers in time order. */
