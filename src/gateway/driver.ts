@@ -228,7 +228,14 @@ class Driver implements LightnetGatewayDriver {
     event: K,
     listener: (p: GatewayDriverEvents[K]) => void,
   ): () => void {
-    return this.emitter.on(event, listener);
+    // Each listener on its own: one that throws does not keep the event from the others.
+    return this.emitter.on(event, (payload) => {
+      try {
+        listener(payload);
+      } catch (err) {
+        this.log.error({ err: errText(err), event }, 'driver event listener threw');
+      }
+    });
   }
 
   // ── Inbound ──────────────────────────────────────────────────────────────────
@@ -244,11 +251,20 @@ class Driver implements LightnetGatewayDriver {
       if (p.packet.receiver === BROADCAST) this.announcements.announced(id);
       else this.announcements.identified(id);
     }
-    for (const fn of [...this.observers]) fn(p);
+    // A throwing observer must neither crash the process (the exception would surface in
+    // the link's data callback) nor keep the packet from the others and the matchers.
+    for (const fn of [...this.observers]) {
+      try {
+        fn(p);
+      } catch (err) {
+        this.log.error({ err: errText(err) }, 'inbound packet observer threw');
+      }
+    }
     this.safeEmit('packet', p);
     this.matchers.offer(p);
   }
 
+  /** Listeners are guarded one by one (see on()); this is the last line of defence. */
   private safeEmit<K extends keyof GatewayDriverEvents>(event: K, payload: GatewayDriverEvents[K]): void {
     try {
       this.emitter.emit(event, payload);

@@ -9,7 +9,7 @@ import type { Clock, TimerHandle } from '../clock.ts';
 import { encodeHostCommand } from '../protocol/commands.ts';
 import { decodeGatewayInbound } from '../protocol/events.ts';
 import { HostFrameDecoder } from '../protocol/framing.ts';
-import type { HostCommand, RfConfig } from '../protocol/types.ts';
+import type { GatewayInbound, HostCommand, RfConfig } from '../protocol/types.ts';
 import { identifyGateway } from '../transport/detect.ts';
 import type { Link, LinkFactory } from '../transport/link.ts';
 import type { DriverLog } from './operations.ts';
@@ -205,29 +205,38 @@ export class GatewaySession {
       if (item.kind !== 'frame') continue; // identify answers are read by the handshake
       const ev = decodeGatewayInbound(item.frame);
       if (!ev) continue;
-      switch (ev.kind) {
-        case 'state':
-          this.h.onState(ev.report, ev.state, ev.metadataMs);
-          if (ev.report) for (const w of [...this.stateWaiters]) w(true);
-          break;
-        case 'tx_done':
-          this.h.onTxDone();
-          break;
-        case 'tx_rejected':
-          this.h.onTxRejected(ev.typeFull, ev.reason);
-          break;
-        case 'rf_changed':
-          this.h.onRf(ev.reason, ev.rf);
-          this.rfWaiter?.({ reason: ev.reason, rf: ev.rf });
-          break;
-        case 'error':
-          this.h.onGatewayError(ev.text);
-          break;
-        case 'packet':
-          this.h.onPacket({ packet: ev.packet, reply: ev.reply, rssi: ev.rssi, snr: ev.snr, ts: now });
-          break;
+      try {
+        this.dispatch(ev, now);
+      } catch (err) {
+        // A handler bug must not cost the frames after it in this chunk, nor the process.
+        this.log.error({ err: errText(err), event: ev.kind }, 'handling a gateway frame failed');
       }
       if (this.link !== link) return; // a handler failed the link
+    }
+  }
+
+  private dispatch(ev: GatewayInbound, now: number): void {
+    switch (ev.kind) {
+      case 'state':
+        this.h.onState(ev.report, ev.state, ev.metadataMs);
+        if (ev.report) for (const w of [...this.stateWaiters]) w(true);
+        break;
+      case 'tx_done':
+        this.h.onTxDone();
+        break;
+      case 'tx_rejected':
+        this.h.onTxRejected(ev.typeFull, ev.reason);
+        break;
+      case 'rf_changed':
+        this.h.onRf(ev.reason, ev.rf);
+        this.rfWaiter?.({ reason: ev.reason, rf: ev.rf });
+        break;
+      case 'error':
+        this.h.onGatewayError(ev.text);
+        break;
+      case 'packet':
+        this.h.onPacket({ packet: ev.packet, reply: ev.reply, rssi: ev.rssi, snr: ev.snr, ts: now });
+        break;
     }
   }
 }

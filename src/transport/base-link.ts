@@ -1,4 +1,4 @@
-import type { Link, LinkKind } from './link.ts';
+import type { Link, LinkKind, TransportLog } from './link.ts';
 
 export type LinkState = 'idle' | 'opening' | 'open' | 'closing' | 'closed';
 
@@ -15,8 +15,10 @@ const MAX_BACKLOG_BYTES = 1 << 20;
  * - `onClose` listeners fire once per open session. A listener that subscribes after the
  *   link already closed is called on the next microtask with the same error, so a close
  *   that races with subscription is never lost.
- * - A throwing listener does not break the link or starve the other listeners; its error
- *   is rethrown asynchronously so it still surfaces.
+ * - A throwing listener does not break the link, starve the other listeners or crash the
+ *   process: its error is reported through the link's log (or, without one, as a process
+ *   warning), never rethrown. Rethrowing from a data callback would be an uncaught
+ *   exception that takes the whole host down over one faulty listener.
  */
 export abstract class BaseLink implements Link {
   abstract readonly kind: LinkKind;
@@ -29,6 +31,8 @@ export abstract class BaseLink implements Link {
   private backlogBytes = 0;
   private drainScheduled = false;
   private closeResult: { err: Error | undefined } | null = null;
+
+  constructor(protected readonly log?: TransportLog) {}
 
   get isOpen(): boolean {
     return this.state === 'open';
@@ -52,7 +56,7 @@ export abstract class BaseLink implements Link {
     if (this.state === 'closed' && result) {
       queueMicrotask(() => {
         if (this.closeListeners.has(listener) && this.closeResult === result) {
-          callSafely(listener, result.err);
+          this.callSafely(listener, result.err);
         }
       });
     }
@@ -71,7 +75,7 @@ export abstract class BaseLink implements Link {
   protected deliver(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
     if (this.dataListeners.size > 0 && this.backlog.length === 0) {
-      for (const l of [...this.dataListeners]) callSafely(l, chunk);
+      for (const l of [...this.dataListeners]) this.callSafely(l, chunk);
       return;
     }
     this.backlog.push(chunk);
@@ -97,7 +101,7 @@ export abstract class BaseLink implements Link {
     this.state = 'closed';
     const result = { err };
     this.closeResult = result;
-    for (const l of [...this.closeListeners]) callSafely(l, err);
+    for (const l of [...this.closeListeners]) this.callSafely(l, err);
     return true;
   }
 
@@ -110,18 +114,18 @@ export abstract class BaseLink implements Link {
         const chunk = this.backlog.shift();
         if (!chunk) break;
         this.backlogBytes -= chunk.length;
-        for (const l of [...this.dataListeners]) callSafely(l, chunk);
+        for (const l of [...this.dataListeners]) this.callSafely(l, chunk);
       }
     });
   }
-}
 
-function callSafely<T>(fn: (arg: T) => void, arg: T): void {
-  try {
-    fn(arg);
-  } catch (err) {
-    queueMicrotask(() => {
-      throw err;
-    });
+  private callSafely<T>(fn: (arg: T) => void, arg: T): void {
+    try {
+      fn(arg);
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      if (this.log) this.log('link listener threw', { path: this.path, error });
+      else process.emitWarning(`${this.path}: link listener threw: ${error}`, 'LinkListenerWarning');
+    }
   }
 }

@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../clock.ts';
 import { BaseLink } from './base-link.ts';
 import { LinkClosedError, LinkOpenError, PortBusyError } from './errors.ts';
-import type { Link, LinkFactory } from './link.ts';
+import type { Link, LinkFactory, TransportLog } from './link.ts';
 
 export interface MemoryLinkOptions {
   /**
@@ -12,6 +12,8 @@ export interface MemoryLinkOptions {
   clock?: Clock;
   /** Shown as `Link.path` (default `memory`). */
   path?: string;
+  /** Diagnostics, e.g. a data listener that threw. */
+  log?: TransportLog;
 }
 
 /** The message of the error the surviving end sees when its peer closes normally. */
@@ -32,7 +34,7 @@ export class MemoryLinkEnd extends BaseLink {
   private readonly clock: Clock | undefined;
 
   constructor(opts: MemoryLinkOptions = {}) {
-    super();
+    super(opts.log);
     this.path = opts.path ?? 'memory';
     this.latencyMs = Math.max(0, opts.latencyMs ?? 0);
     this.clock = opts.clock;
@@ -169,7 +171,7 @@ export class MemoryEndpoint {
   }
 
   createLink(): Link {
-    return new MemoryClientLink(this);
+    return new MemoryClientLink(this, this.opts.log);
   }
 
   get isPlugged(): boolean {
@@ -227,8 +229,11 @@ class MemoryClientLink extends BaseLink {
   readonly path: string;
   private end: MemoryLinkEnd | null = null;
 
-  constructor(private readonly endpoint: MemoryEndpoint) {
-    super();
+  constructor(
+    private readonly endpoint: MemoryEndpoint,
+    log?: TransportLog,
+  ) {
+    super(log);
     this.path = endpoint.path;
   }
 

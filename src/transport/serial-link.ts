@@ -29,14 +29,14 @@ export class SerialLink extends BaseLink {
   private port: SerialPort | null = null;
   /** close() was called while the port was still opening. */
   private closeRequested = false;
-  private readonly log: TransportLog;
+  private readonly logFn: TransportLog;
 
   constructor(
     readonly path: string,
     private readonly opts: SerialLinkOptions = {},
   ) {
-    super();
-    this.log = opts.log ?? (() => undefined);
+    super(opts.log);
+    this.logFn = opts.log ?? (() => undefined);
   }
 
   async open(): Promise<void> {
@@ -73,7 +73,7 @@ export class SerialLink extends BaseLink {
     }
     this.attach(port);
     if (this.opts.lowLatency !== false) {
-      await setLowLatency(this.path, this.log, this.opts.sysRoot);
+      await setLowLatency(this.path, this.logFn, this.opts.sysRoot);
     }
   }
 
@@ -107,7 +107,7 @@ export class SerialLink extends BaseLink {
     this.state = 'closing';
     return new Promise<void>((resolve) => {
       port.close((err) => {
-        if (err) this.log('serial close reported an error', { path: this.path, error: err.message });
+        if (err) this.logFn('serial close reported an error', { path: this.path, error: err.message });
         // The 'close' event normally did this already; a failed close still ends the session.
         this.markClosed(undefined);
         resolve();
@@ -120,7 +120,7 @@ export class SerialLink extends BaseLink {
     if (port && this.isOpen) {
       await new Promise<void>((resolve) => {
         port.flush((err) => {
-          if (err) this.log('serial flush failed', { path: this.path, error: err.message });
+          if (err) this.logFn('serial flush failed', { path: this.path, error: err.message });
           resolve();
         });
       });
@@ -135,7 +135,7 @@ export class SerialLink extends BaseLink {
     port.on('data', (chunk: Buffer) => this.deliver(chunk));
     port.on('error', (err: Error) => {
       failure = err;
-      this.log('serial port error', { path: this.path, error: err.message });
+      this.logFn('serial port error', { path: this.path, error: err.message });
     });
     port.on('close', (err?: Error | null) => {
       if (this.port === port) this.port = null;

@@ -2,11 +2,14 @@ import net from 'node:net';
 import { realClock, type Clock } from '../clock.ts';
 import { BaseLink } from './base-link.ts';
 import { LinkClosedError, LinkOpenError, errorMessage } from './errors.ts';
+import type { TransportLog } from './link.ts';
 
 export interface TcpLinkOptions {
   /** Give up connecting after this many virtual ms (default 5000). */
   connectTimeoutMs?: number;
   clock?: Clock;
+  /** Diagnostics, e.g. a data listener that threw. */
+  log?: TransportLog;
 }
 
 /**
@@ -28,7 +31,7 @@ export class TcpLink extends BaseLink {
     readonly port: number,
     opts: TcpLinkOptions = {},
   ) {
-    super();
+    super(opts.log);
     this.path = `${host.includes(':') ? `[${host}]` : host}:${port}`;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
     this.clock = opts.clock ?? realClock();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ScaledClock } from '../../../src/clock.ts';
 import { LinkClosedError, LinkOpenError, PortBusyError } from '../../../src/transport/errors.ts';
 import type { Link } from '../../../src/transport/link.ts';
@@ -283,5 +283,49 @@ describe('MemoryEndpoint (reconnect factory)', () => {
     const link = endpoint.factory();
     expect(link.path).toBe('memory:sim');
     expect(link.kind).toBe('memory');
+  });
+});
+
+describe('listener errors', () => {
+  it('a throwing data or close listener is logged; the others still get everything, nothing is rethrown', async () => {
+    const logged: { msg: string; fields?: object }[] = [];
+    const [host, device] = createMemoryLinkPair({ log: (msg, fields) => logged.push({ msg, fields }) });
+    host.onData(() => {
+      throw new Error('observer bug');
+    });
+    const got = collect(host);
+    void device.write(bytes(1, 2));
+    void device.write(bytes(3));
+    expect(await got.waitFor(3)).toEqual([1, 2, 3]);
+    host.onClose(() => {
+      throw new Error('close observer bug');
+    });
+    const closed = nextClose(host);
+    await host.close();
+    await closed;
+    expect(logged.map((l) => l.msg)).toEqual([
+      'link listener threw',
+      'link listener threw',
+      'link listener threw',
+    ]);
+    expect(logged[0]?.fields).toMatchObject({ path: 'memory', error: 'observer bug' });
+    expect(logged[2]?.fields).toMatchObject({ error: 'close observer bug' });
+  });
+
+  it('without a log the error becomes a process warning, not an uncaught exception', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const [host, device] = createMemoryLinkPair();
+      host.onData(() => {
+        throw new Error('observer bug');
+      });
+      const got = collect(host);
+      void device.write(bytes(7));
+      expect(await got.waitFor(1)).toEqual([7]);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toContain('observer bug');
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
