@@ -87,6 +87,8 @@ class Driver implements LightnetGatewayDriver {
   private readonly observers = new Set<(p: InboundPacket) => void>();
   private readonly ctx: ops.OpContext;
   private readonly rf = new ActiveRf();
+  /** Aborted by stop(): every wait of an operation in progress ends at once. */
+  private readonly stopping = new AbortController();
   private readonly d: DriverDiagnostics = {
     framesSent: 0,
     framesRejected: 0,
@@ -183,7 +185,14 @@ class Driver implements LightnetGatewayDriver {
   }
 
   stop(): Promise<void> {
+    this.stopping.abort(new Error('gateway driver stopped'));
     return this.conn.stop();
+  }
+
+  /** The caller's options with its signal combined with the driver's stop signal. */
+  private untilStop<T extends SendOptions>(opts: T): T {
+    const stop = this.stopping.signal;
+    return { ...opts, signal: opts.signal ? AbortSignal.any([opts.signal, stop]) : stop };
   }
 
   retry(): Promise<GatewayReadiness> {
@@ -311,6 +320,7 @@ class Driver implements LightnetGatewayDriver {
   }
 
   send(receiver: Addr, request: M2NRequest, opts: SendOptions = {}): Promise<TxOutcome> {
+    // stop() fails queued and in-flight frames itself (the queue closes): no signal needed.
     return this.transmit(receiver, request, opts, 'interactive');
   }
 
@@ -355,19 +365,19 @@ class Driver implements LightnetGatewayDriver {
   discover(
     opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
   ): Promise<IdentifyResult[]> {
-    return broadcasts.discover(this.ctx, opts);
+    return broadcasts.discover(this.ctx, this.untilStop(opts));
   }
 
   statusBroadcast(opts: broadcasts.StatusBroadcastOptions): Promise<StatusResult[]> {
-    return broadcasts.statusBroadcast(this.ctx, opts);
+    return broadcasts.statusBroadcast(this.ctx, this.untilStop(opts));
   }
 
   statusUnicast(addr: Addr, groupId: number, opts: SendOptions = {}): Promise<Reply<StatusResult>> {
-    return ops.statusUnicast(this.ctx, addr, groupId, opts);
+    return ops.statusUnicast(this.ctx, addr, groupId, this.untilStop(opts));
   }
 
   setGroup(addr: Addr, groupId: number, opts: SendOptions = {}): Promise<Reply<AckResult>> {
-    return ops.setGroup(this.ctx, addr, groupId, opts);
+    return ops.setGroup(this.ctx, addr, groupId, this.untilStop(opts));
   }
 
   config(
@@ -376,7 +386,7 @@ class Driver implements LightnetGatewayDriver {
     data: readonly [number, number, number, number],
     opts: SendOptions & { timeoutMs?: number; attempts?: number; waitForAck?: boolean } = {},
   ): Promise<Reply<AckResult | null>> {
-    return ops.config(this.ctx, addr, option, data, opts);
+    return ops.config(this.ctx, addr, option, data, this.untilStop(opts));
   }
 
   getConfig(
@@ -384,11 +394,11 @@ class Driver implements LightnetGatewayDriver {
     option: number,
     opts: SendOptions & { timeoutMs?: number } = {},
   ): Promise<Reply<ConfigReadResult>> {
-    return ops.getConfig(this.ctx, addr, option, opts);
+    return ops.getConfig(this.ctx, addr, option, this.untilStop(opts));
   }
 
   stream(addr: Addr, payload: Uint8Array, opts: SendOptions = {}): Promise<Reply<AckResult>> {
-    return ops.stream(this.ctx, addr, payload, opts);
+    return ops.stream(this.ctx, addr, payload, this.untilStop(opts));
   }
 }
 
