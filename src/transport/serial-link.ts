@@ -17,16 +17,37 @@ export interface SerialLinkOptions {
   log?: TransportLog;
   /** Root of sysfs, for tests (default `/sys`). */
   sysRoot?: string;
+  /** Makes the (unopened) port, for tests (default: a serialport `SerialPort`). */
+  createPort?: (options: SerialPortOptions) => SerialPortLike;
+}
+
+export type SerialPortOptions = ConstructorParameters<typeof SerialPort>[0];
+
+/** The part of a serialport `SerialPort` this link uses. */
+export interface SerialPortLike {
+  open(cb: (err: Error | null) => void): void;
+  write(chunk: Buffer, cb: (err: Error | null | undefined) => void): boolean;
+  drain(cb: (err: Error | null) => void): void;
+  close(cb: (err: Error | null) => void): void;
+  flush(cb: (err: Error | null) => void): void;
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  on(event: 'close', listener: (err?: Error | null) => void): unknown;
 }
 
 /**
  * A USB serial port. Opened exclusively (a second opener gets {@link PortBusyError});
  * each write is followed by a drain so a frame leaves the host in one piece and the
- * write resolves only once the OS has transmitted it. Reopenable.
+ * write resolves only once the OS has transmitted it. Writes are serialised: the next one
+ * starts after the previous drain, so each drain covers exactly its own bytes (a later
+ * write cannot extend an earlier write's drain, nor resolve before its bytes are out).
+ * Reopenable.
  */
 export class SerialLink extends BaseLink {
   readonly kind = 'serial' as const;
-  private port: SerialPort | null = null;
+  private port: SerialPortLike | null = null;
+  /** Settles when the last queued write has finished (successfully or not). */
+  private writeChain: Promise<void> = Promise.resolve();
   /** close() was called while the port was still opening. */
   private closeRequested = false;
   private readonly logFn: TransportLog;
@@ -46,7 +67,8 @@ export class SerialLink extends BaseLink {
     }
     this.state = 'opening';
     this.closeRequested = false;
-    const port = new SerialPort({
+    const create = this.opts.createPort ?? ((o: SerialPortOptions) => new SerialPort(o));
+    const port = create({
       path: this.path,
       baudRate: this.opts.baudRate ?? GATEWAY_BAUD_RATE,
       dataBits: 8,
@@ -78,7 +100,16 @@ export class SerialLink extends BaseLink {
   }
 
   write(bytes: Uint8Array): Promise<void> {
+    if (!this.isOpen || !this.port) return Promise.reject(new LinkClosedError(this.path));
+    const run = (): Promise<void> => this.writeNow(bytes);
+    const done = this.writeChain.then(run, run);
+    this.writeChain = done.catch(() => undefined);
+    return done;
+  }
+
+  private writeNow(bytes: Uint8Array): Promise<void> {
     const port = this.port;
+    // The link may have closed while this write waited for the ones before it.
     if (!this.isOpen || !port) return Promise.reject(new LinkClosedError(this.path));
     return new Promise<void>((resolve, reject) => {
       let failed = false;
@@ -128,7 +159,7 @@ export class SerialLink extends BaseLink {
     await super.flushInput();
   }
 
-  private attach(port: SerialPort): void {
+  private attach(port: SerialPortLike): void {
     this.port = port;
     this.markOpen();
     let failure: Error | undefined;

@@ -9,7 +9,7 @@ import {
   PortBusyError,
   looksLikePortBusy,
 } from '../../../src/transport/errors.ts';
-import { SerialLink, setLowLatency } from '../../../src/transport/serial-link.ts';
+import { SerialLink, setLowLatency, type SerialPortLike } from '../../../src/transport/serial-link.ts';
 import { listCandidatePorts } from '../../../src/transport/serial-ports.ts';
 
 describe('SerialLink error paths', () => {
@@ -116,5 +116,90 @@ describe('listCandidatePorts', () => {
       'ttyACM0',
       'ttyUSB10',
     ]);
+  });
+});
+
+/** A port whose drains finish only when the test says so; records the call order. */
+class ManualPort implements SerialPortLike {
+  readonly calls: string[] = [];
+  failNextWrite = false;
+  private readonly drains: ((err: Error | null) => void)[] = [];
+  open(cb: (err: Error | null) => void): void {
+    cb(null);
+  }
+  write(chunk: Buffer, cb: (err: Error | null | undefined) => void): boolean {
+    this.calls.push(`write ${[...chunk].join(',')}`);
+    const fail = this.failNextWrite;
+    this.failNextWrite = false;
+    queueMicrotask(() => cb(fail ? new Error('EIO') : null));
+    return true;
+  }
+  drain(cb: (err: Error | null) => void): void {
+    this.calls.push('drain');
+    this.drains.push(cb);
+  }
+  finishDrain(): void {
+    this.drains.shift()?.(null);
+  }
+  close(cb: (err: Error | null) => void): void {
+    cb(null);
+  }
+  flush(cb: (err: Error | null) => void): void {
+    cb(null);
+  }
+  on(): this {
+    return this;
+  }
+}
+
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('SerialLink writes', () => {
+  async function opened(): Promise<{ link: SerialLink; port: ManualPort }> {
+    const port = new ManualPort();
+    const link = new SerialLink('/dev/fake', { createPort: () => port, lowLatency: false });
+    await link.open();
+    return { link, port };
+  }
+
+  it('are serialised: the next write starts after the previous drain, so each drain covers its own bytes', async () => {
+    const { link, port } = await opened();
+    let aDone = false;
+    const a = link.write(Uint8Array.of(1, 2)).then(() => (aDone = true));
+    const b = link.write(Uint8Array.of(3));
+    await turn();
+    expect(port.calls).toEqual(['write 1,2', 'drain']);
+    port.finishDrain();
+    await a;
+    await turn();
+    expect(port.calls).toEqual(['write 1,2', 'drain', 'write 3', 'drain']);
+    expect(aDone).toBe(true);
+    port.finishDrain();
+    await b;
+  });
+
+  it('a failed write rejects on its own; the next one still goes out', async () => {
+    const { link, port } = await opened();
+    port.failNextWrite = true;
+    const a = link.write(Uint8Array.of(1));
+    const b = link.write(Uint8Array.of(2));
+    await expect(a).rejects.toBeInstanceOf(LinkClosedError);
+    await turn();
+    expect(port.calls).toEqual(['write 1', 'drain', 'write 2', 'drain']);
+    port.finishDrain(); // the failed write's drain
+    port.finishDrain();
+    await b;
+  });
+
+  it('a write still queued when the link closes is rejected', async () => {
+    const { link, port } = await opened();
+    const a = link.write(Uint8Array.of(1));
+    const b = link.write(Uint8Array.of(2));
+    await turn();
+    await link.close();
+    port.finishDrain();
+    await a;
+    await expect(b).rejects.toBeInstanceOf(LinkClosedError);
+    expect(port.calls).toEqual(['write 1', 'drain']);
   });
 });
