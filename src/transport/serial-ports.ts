@@ -34,9 +34,12 @@ export interface ListCandidateOptions {
  * Lists serial ports that could be a gateway: the USB ones from SerialPort.list() plus a
  * scan of `/dev/serial/by-id/*`, `/dev/ttyUSB*`, `/dev/ttyACM*`. The scan always runs,
  * because SerialPort.list() rejects where udev is missing ("spawn udevadm ENOENT") and
- * can miss ports that udev has not tagged. Entries are deduplicated by real path; the
- * first one seen wins (serialport entries first, then by-id links, then raw names).
- * Never throws.
+ * can miss ports that udev has not tagged. Entries are deduplicated by real path and keep
+ * the position of the first one seen (serialport entries first, then by-id links, then raw
+ * names), but a device that also has a `/dev/serial/by-id/…` link is returned under that
+ * link: it names the board itself, while `ttyACM0` may become `ttyACM1` when a gateway
+ * re-enumerates (reboot after a persisted RF change, a replug), and a reconnect must find
+ * the same board again. Never throws.
  */
 export async function listCandidatePorts(opts: ListCandidateOptions = {}): Promise<CandidatePort[]> {
   const log = opts.log ?? (() => undefined);
@@ -64,16 +67,20 @@ export async function listCandidatePorts(opts: ListCandidateOptions = {}): Promi
     if (/^tty(USB|ACM)\d+$/.test(name)) found.push({ path: path.join(devRoot, name), source: 'scan' });
   }
 
-  const seen = new Set<string>();
-  const result: CandidatePort[] = [];
+  const byDevice = new Map<string, CandidatePort>();
   for (const c of found) {
     const key = await fs.realpath(c.path).catch(() => c.path);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    result.push(c);
+    const first = byDevice.get(key);
+    if (!first) byDevice.set(key, c);
+    else if (isById(c.path, byIdDir) && !isById(first.path, byIdDir)) {
+      // Same device, stable name: keep the first entry's place and details.
+      byDevice.set(key, { ...first, path: c.path, info: first.info ?? c.info ?? path.basename(c.path) });
+    }
   }
-  return result;
+  return [...byDevice.values()];
 }
+
+const isById = (p: string, byIdDir: string): boolean => path.dirname(p) === byIdDir;
 
 /** Same rule as the original host: USB names, a reported VID/PID, or "USB" in the description. */
 function looksLikeUsb(p: ListedPort): boolean {

@@ -154,6 +154,47 @@ class ManualPort implements SerialPortLike {
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+describe('listCandidatePorts prefers stable names', () => {
+  let dev: string;
+
+  beforeAll(async () => {
+    dev = await mkdtemp(path.join(tmpdir(), 'lightnet-byid-'));
+    for (const name of ['ttyACM0', 'ttyUSB0']) await writeFile(path.join(dev, name), '');
+    await mkdir(path.join(dev, 'serial', 'by-id'), { recursive: true });
+    await symlink('../../ttyACM0', path.join(dev, 'serial', 'by-id', 'usb-Espressif_USB_JTAG_48CA43-if00'));
+  });
+  afterAll(async () => {
+    await rm(dev, { recursive: true, force: true });
+  });
+
+  it('returns the by-id link for a listed device that has one, in the listing position and with its details', async () => {
+    const ports = await listCandidatePorts({
+      devRoot: dev,
+      list: () =>
+        Promise.resolve([
+          { path: path.join(dev, 'ttyUSB0'), vendorId: '10c4', productId: 'ea60' },
+          { path: path.join(dev, 'ttyACM0'), manufacturer: 'Espressif', vendorId: '303a', productId: '1001' },
+        ]),
+    });
+    expect(ports).toEqual([
+      { path: path.join(dev, 'ttyUSB0'), source: 'serialport', info: '10c4:ea60' },
+      {
+        path: path.join(dev, 'serial/by-id/usb-Espressif_USB_JTAG_48CA43-if00'),
+        source: 'serialport',
+        info: 'Espressif 303a:1001',
+      },
+    ]);
+  });
+
+  it('without a listing, the by-id link stands for the device and its raw name is not repeated', async () => {
+    const ports = await listCandidatePorts({ devRoot: dev, list: () => Promise.resolve([]) });
+    expect(ports.map((p) => path.relative(dev, p.path))).toEqual([
+      'serial/by-id/usb-Espressif_USB_JTAG_48CA43-if00',
+      'ttyUSB0',
+    ]);
+  });
+});
+
 describe('SerialLink writes', () => {
   async function opened(): Promise<{ link: SerialLink; port: ManualPort }> {
     const port = new ManualPort();
