@@ -11,6 +11,13 @@ export interface GatewayEvents extends Record<string, unknown> {
 export interface GatewayTiming {
   /** Host frame accepted → radio starts the TX (and `F1 01`). */
   txStartDelayMs: number;
+  /**
+   * End of the packet's airtime → `F3 01` (and the `F1 00` right after it): the TX-done
+   * interrupt, its handling and the USB hop. With txStartDelayMs this makes write → TX_DONE
+   * airtime + 12 ms, the low end of the measured 12–16 ms (§4.6). The radio only listens
+   * again once TX_DONE was handled (continuous RX is re-armed after it, §4.3).
+   */
+  txDoneDelayMs: number;
   /** Power-on/reset until setup ends (`F1 00`); host bytes before that are lost. */
   bootMs: number;
   /** After a persisted RF change: wait, then reboot. */
@@ -23,6 +30,7 @@ export interface GatewayTiming {
 
 export const DEFAULT_GATEWAY_TIMING: GatewayTiming = {
   txStartDelayMs: 1,
+  txDoneDelayMs: 11,
   bootMs: 300,
   rfRebootDelayMs: 100,
   autosyncIntervalMs: 30_000,

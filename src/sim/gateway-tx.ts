@@ -1,8 +1,8 @@
 /**
  * The gateway's single TX slot (§3–§4): one job at a time, started after the TX start
- * delay, its packets (several only for STREAM fragments) sent back to back, and what the
- * radio does afterwards: the STREAM's RX window, a window that an accepted frame had
- * aborted re-opened, or IDLE.
+ * delay, its packets (several only for STREAM fragments) sent back to back, each reported
+ * by TX_DONE a TX-done delay after its airtime, and what the radio does afterwards: the
+ * STREAM's RX window, a window that an accepted frame had aborted re-opened, or IDLE.
  */
 import { GW_STATE, type GatewayInbound } from '../protocol/types.ts';
 import { addrToBytes } from '../protocol/addr.ts';
@@ -102,21 +102,28 @@ export class TxSlot {
     host.radio.leaveRx();
     host.air.transmit(host.radio, pkt, () => {
       if (this.job !== job) return;
-      host.radio.transmitting = false;
-      host.stats.txDone++;
-      host.emit({ kind: 'tx_done' });
-      if (job.packets.length > 0) {
-        this.sendNext(job);
-        return;
-      }
-      this.job = null;
-      const reopen = this.reopenWindowMs;
-      this.reopenWindowMs = null;
-      if (job.window) this.openWindow(job.window.lenMs, job.window.expected);
-      else if (reopen !== null) this.openWindow(reopen, 0);
-      else host.setState(GW_STATE.IDLE);
-      host.onIdle();
+      // The packet has left the antenna; the TX-done handling takes a few ms more.
+      host.after(host.timing.txDoneDelayMs, () => this.txDone(job));
     });
+  }
+
+  private txDone(job: TxJob): void {
+    if (this.job !== job) return;
+    const { host } = this;
+    host.radio.transmitting = false;
+    host.stats.txDone++;
+    host.emit({ kind: 'tx_done' });
+    if (job.packets.length > 0) {
+      this.sendNext(job);
+      return;
+    }
+    this.job = null;
+    const reopen = this.reopenWindowMs;
+    this.reopenWindowMs = null;
+    if (job.window) this.openWindow(job.window.lenMs, job.window.expected);
+    else if (reopen !== null) this.openWindow(reopen, 0);
+    else host.setState(GW_STATE.IDLE);
+    host.onIdle();
   }
 
   private openWindow(lenMs: number, expected: number): void {

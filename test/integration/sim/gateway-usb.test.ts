@@ -75,6 +75,26 @@ describe('simulated gateway over USB', () => {
     expect(onAir[0]?.ms).toBeCloseTo(51.456, 2);
   });
 
+  it('times a TX cycle like the hardware: F1 01 after ~1 ms, F3 01 + F1 00 ~11 ms after the airtime', async () => {
+    env = await openSim({ nodes: 0, seed: 1 });
+    await env.ready();
+    let airEnd = 0;
+    env.sim.fleet.air.events.on('tx', ({ end }) => (airEnd = end));
+    const from = env.rx.length;
+    const t0 = env.clock.now();
+    await env.send(hex('00 0E 08 FF FF FF 03 05 83 C8 02 03 06 FF 80 00'));
+    const tx = await env.rx.waitFor((i) => i.hex === '0002F101', 2000, from);
+    const done = await env.rx.waitFor((i) => i.ev?.kind === 'tx_done', 2000, from);
+    const idle = await env.rx.waitFor((i) => i.hex === '0002F100', 2000, from);
+    expect(tx.at - t0).toBeLessThanOrEqual(2);
+    // §4.6: write → TX_DONE = airtime + 12–16 ms on real hardware.
+    expect(done.at - t0 - 51.456).toBeGreaterThanOrEqual(12);
+    expect(done.at - t0 - 51.456).toBeLessThanOrEqual(16);
+    expect(done.at - airEnd).toBeGreaterThanOrEqual(11);
+    expect(done.at - airEnd).toBeLessThan(12);
+    expect(idle.at).toBe(done.at);
+  });
+
   it('re-stamps SYNC with its own 24-bit millis; flags only when non-zero (TV-22)', async () => {
     env = await openSim({ nodes: 0, seed: 1 });
     await env.ready();
