@@ -1,4 +1,4 @@
-import { StepClock } from './step-clock.ts';
+import { SteppedClock } from '../../../src/clock.ts';
 import { createGatewayDriver, type LightnetGatewayDriver } from '../../../src/gateway/driver.ts';
 import type { DriverOptions } from '../../../src/gateway/options.ts';
 import type { GatewayReadiness } from '../../../src/gateway/types.ts';
@@ -7,7 +7,7 @@ import type { NodeSpec, SimFleet } from '../../../src/sim/fleet.ts';
 import { startSimOnMemory, type SimOnMemory, type SimOnMemoryOptions } from '../../../src/sim/sim-host.ts';
 
 export interface DriverEnv {
-  clock: StepClock;
+  clock: SteppedClock;
   sim: SimOnMemory;
   fleet: SimFleet;
   driver: LightnetGatewayDriver;
@@ -30,7 +30,7 @@ export async function withDriver(
   opts: DriverEnvOptions,
   body: (env: DriverEnv) => Promise<void>,
 ): Promise<void> {
-  const clock = new StepClock(1).start();
+  const clock = new SteppedClock(1).start();
   const { driverOptions, bootWaitMs, ...simOpts } = opts;
   const sim = startSimOnMemory({ ...simOpts, clock });
   const driver = createGatewayDriver({

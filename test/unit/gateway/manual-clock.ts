@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../../src/clock.ts';
+import { sleepOn, type Clock, type TimerHandle } from '../../../src/clock.ts';
 
 interface Timer {
   at: number;
@@ -32,21 +32,7 @@ export class ManualClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const onAbort = (): void => {
-        h.cancel();
-        reject(signal?.reason as Error);
-      };
-      const h = this.setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return sleepOn(this, ms, signal);
   }
 
   /** Moves time forward by `ms`, firing every timer that falls due on the way. */
