@@ -1,7 +1,14 @@
 /**
  * Discovery (task `discover`): DEVICES rounds through the driver until no new node
- * answers; the registry creates devices from the replies. Responders can be moved
- * into a target group (optionally a new one) right after.
+ * answers; the registry creates devices from the replies. Every responder then gets a
+ * SET_GROUP — the target group, or its stored group (0 for new nodes) — which also binds
+ * it to this gateway: until then a node ignores STATUS, CONTROL and the rest (MAC filter).
+ *
+ * Big fleets: every unconfigured node answers every round and the strongest ones win
+ * the collisions, so some nodes are never heard while the crowd keeps answering. The
+ * cure is to take responders out of the crowd between passes: into the target group,
+ * or — when the nodes are to stay unconfigured — into a parking group that is moved
+ * back to 0 at the end.
  */
 import { ValidationError } from '../errors.ts';
 import type { GatewayDriver } from '../gateway/types.ts';
@@ -11,8 +18,12 @@ import type { DeviceRegistry } from './device-registry.ts';
 import type { GroupService } from './groups.ts';
 import { pushGroups } from './group-push.ts';
 
-/** Discovery passes when moving responders into a target group (each pass: several rounds). */
+/** Discovery passes while responders leave the crowd (each pass: several DEVICES rounds). */
 const MAX_PASSES = 6;
+/** Above this many responders in the first pass, unconfigured nodes are parked between passes. */
+const PARK_ABOVE = 16;
+/** Wire group used for parking; only when no user group has this id. */
+const PARK_GROUP = 254;
 
 export interface DiscoverRequest {
   targetGroupId?: number;
@@ -41,7 +52,7 @@ export class DiscoveryService {
   ) {}
 
   start(req: DiscoverRequest): TaskSnapshot {
-    const { tasks, groups, registry, driver } = this.deps;
+    const { tasks, groups } = this.deps;
     tasks.assertIdle();
     if (req.targetGroupId !== undefined && req.targetGroupId !== 0)
       groups.requireExisting(req.targetGroupId, 'targetGroupId');
@@ -60,48 +71,84 @@ export class DiscoveryService {
     };
     return tasks.start('discover', meta, async (ctx): Promise<DiscoverResult> => {
       const found = new Set<Addr>();
-      const moved = new Set<Addr>();
-      // Every responder gets a SET_GROUP: the target group, or without one its stored group
-      // (0 for new nodes). That also binds it to this gateway: until then a node ignores
-      // STATUS, CONTROL and the rest (MAC filter). With a target group, responders leave the
-      // unconfigured group between passes, so weak nodes that lost every collision get the
-      // air in the next pass. A node whose move failed is tried again in the next pass.
-      const passes = target >= 1 && filter === 0 ? MAX_PASSES : 1;
-      for (let pass = 1; pass <= passes; pass++) {
+      const placed = new Set<Addr>();
+      const parked = new Set<Addr>();
+      const canPark = target === 0 && filter === 0 && !groups.exists(PARK_GROUP);
+      for (let pass = 1; pass <= MAX_PASSES; pass++) {
         const before = found.size;
         await this.discoverPass(filter, found, ctx, { ...meta, pass });
         ctx.checkpoint();
-        const items = [...found]
-          .filter((a) => !moved.has(a))
-          .map((addr) => ({ addr, groupId: target >= 1 ? target : (registry.find(addr)?.groupId ?? 0) }));
-        const res = await pushGroups(items, { driver, registry }, ctx, {
-          skipOffline: false,
-          progress: (index, item) => ({
-            stage: 'ASSIGN',
+        const fresh = [...found].filter((a) => !placed.has(a) && !parked.has(a));
+        const park = canPark && (pass > 1 || found.size > PARK_ABOVE);
+        if (park) {
+          const res = await this.push(
+            fresh.map((addr) => ({ addr, groupId: PARK_GROUP })),
+            ctx,
             pass,
-            index,
-            total: items.length,
-            addr: item.addr,
-            groupId: item.groupId,
-            found: found.size,
-            message: `Adding ${item.addr} → group ${item.groupId}`,
-          }),
-        });
-        const failedNow = new Set(res.failed);
-        for (const it of items) if (!failedNow.has(it.addr)) moved.add(it.addr);
-        if (found.size === before) break;
+            'PARK',
+            false,
+          );
+          for (const a of fresh) if (!res.has(a)) parked.add(a);
+        } else {
+          const res = await this.push(
+            fresh.map((addr) => ({ addr, groupId: target >= 1 ? target : this.storedGroup(addr) })),
+            ctx,
+            pass,
+            'ASSIGN',
+            true,
+          );
+          for (const a of fresh) if (!res.has(a)) placed.add(a);
+        }
+        // Another pass only helps while responders leave group 0 (target group or parking).
+        const leaving = filter === 0 && (target >= 1 || park);
+        if (!leaving || found.size === before) break;
       }
-      const assigned = moved.size;
-      const failed = found.size - moved.size;
+      if (parked.size > 0) {
+        const items = [...parked].map((addr) => ({ addr, groupId: this.storedGroup(addr) }));
+        const res = await this.push(items, ctx, 0, 'UNPARK', true);
+        for (const it of items) if (!res.has(it.addr)) placed.add(it.addr);
+      }
       return {
         found: found.size,
         createdGroupId,
         targetGroupId: target || null,
         discoveryGroup: filter,
-        assigned,
-        assign_failed: failed,
+        assigned: placed.size,
+        assign_failed: found.size - placed.size,
       };
     });
+  }
+
+  private storedGroup(addr: Addr): number {
+    return this.deps.registry.find(addr)?.groupId ?? 0;
+  }
+
+  /** SET_GROUP to each item; returns the addresses that failed. */
+  private async push(
+    items: { addr: Addr; groupId: number }[],
+    ctx: TaskContext,
+    pass: number,
+    stage: 'ASSIGN' | 'PARK' | 'UNPARK',
+    record: boolean,
+  ): Promise<Set<Addr>> {
+    const { driver, registry } = this.deps;
+    const res = await pushGroups(items, { driver, registry }, ctx, {
+      skipOffline: false,
+      record,
+      progress: (index, item) => ({
+        stage,
+        pass,
+        index,
+        total: items.length,
+        addr: item.addr,
+        groupId: item.groupId,
+        message:
+          stage === 'PARK'
+            ? `Parking ${item.addr} while the others are found`
+            : `Adding ${item.addr} → group ${item.groupId}`,
+      }),
+    });
+    return new Set(res.failed);
   }
 
   /** One driver discovery (several DEVICES rounds); responders are added to `found`. */

@@ -29,17 +29,22 @@ export async function pushGroups(
   ctx: TaskContext,
   opts: {
     skipOffline: boolean;
+    /** Record outcomes as the devices' stored groups (false for a temporary move). */
+    record?: boolean;
     progress: (index: number, item: PushItem) => Record<string, unknown>;
   },
 ): Promise<PushResult> {
   const res: PushResult = { changed: 0, skipped_offline: 0, timed_out: 0, total: items.length, failed: [] };
+  const record = (addr: Addr, groupId: number, pending: boolean): void => {
+    if (opts.record ?? true) deps.registry.recordGroup(addr, groupId, pending);
+  };
   for (const [i, item] of items.entries()) {
     ctx.checkpoint();
     ctx.setMeta(opts.progress(i + 1, item));
     const dev = deps.registry.find(item.addr);
     if (!dev) continue;
     if (opts.skipOffline && !dev.online) {
-      deps.registry.recordGroup(item.addr, item.groupId, true);
+      record(item.addr, item.groupId, true);
       res.skipped_offline++;
       continue;
     }
@@ -47,10 +52,10 @@ export async function pushGroups(
     // device in flight ends with a known outcome and its stored group stays true.
     const out = await deps.driver.setGroup(item.addr, item.groupId, { priority: 'bulk' });
     if (out.ok && out.value.ok) {
-      deps.registry.recordGroup(item.addr, item.groupId, false);
+      record(item.addr, item.groupId, false);
       res.changed++;
     } else {
-      deps.registry.recordGroup(item.addr, item.groupId, true);
+      record(item.addr, item.groupId, true);
       res.timed_out++;
       res.failed.push(item.addr);
       deps.registry.markOffline([item.addr]);

@@ -224,6 +224,30 @@ describe('a large fleet', () => {
   });
 });
 
+describe('a large fleet left unconfigured', () => {
+  it('plain-discovery-of-200-nodes-parks-responders-and-finds-every-reachable-node', async () => {
+    await withHost({ nodes: 200, seed: 7 }, async (h) => {
+      const t = await runTask(h, '/api/discover', {});
+      expect(t.state).toBe('done');
+      const rows = await devices(h);
+      const known = new Set(rows.map((r) => r.addr));
+      const fleet = h.host.sim?.fleet;
+      const reachable = (fleet?.nodes ?? []).filter(
+        (n) => (fleet?.air.qualityOf(n.addr)?.snr ?? -99) >= snrFloorDb(7) + 1,
+      );
+      expect(reachable.filter((n) => !known.has(n.addr)).map((n) => n.addr)).toEqual([]);
+      // Parking is temporary: every device is stored in group 0, and every node that
+      // acknowledged is back in group 0 (and bound, so it answers a status poll).
+      expect(rows.every((r) => r.groupId === 0)).toBe(true);
+      const r = t.result as { found: number; assigned: number };
+      const inGroup0 = (fleet?.nodes ?? []).filter(
+        (n) => known.has(n.addr) && n.snapshot().groupId === 0,
+      ).length;
+      expect(inGroup0).toBeGreaterThanOrEqual(r.assigned);
+    });
+  });
+});
+
 describe('validation messages', () => {
   it('name-the-field-and-the-rule-for-every-shape-of-bad-input', async () => {
     await withHost({ nodes: 0 }, async (h) => {
