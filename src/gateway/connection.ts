@@ -169,7 +169,7 @@ export class ConnectionManager {
       this.failureCount = 0;
       this.backoff.reset();
       this.hooks.onUp();
-      this.log.info({ port: this.cfg.port, mac: this.gatewayMac, at: this.clock.now() }, 'gateway ready');
+      this.log.info({ port: this.cfg.port, mac: this.gatewayMac }, 'gateway ready');
       this.announce();
       return true;
     } catch (err) {

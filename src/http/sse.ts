@@ -2,7 +2,7 @@
  * The live event stream. One channel; every client gets the current `master` and
  * `task` on connect, then `refresh`, `task`, `master`, `gateway` and
  * `scene_progress` as they happen, and a keep-alive comment about every 2 s.
- * Refresh bursts are coalesced (each token at most 10 times per second), and a
+ * Refresh and master bursts are coalesced (at most 10 per second), and a
  * client whose socket buffer keeps growing is dropped instead of buffered forever.
  */
 import type { ServerResponse, IncomingMessage } from 'node:http';
@@ -26,6 +26,8 @@ export class SseHub {
   private readonly channel = createChannel<Record<string, unknown>, SessionState>();
   private pending = new Set<RefreshToken>();
   private flushTimer: NodeJS.Timeout | null = null;
+  private pendingMaster: MasterSnapshot | null = null;
+  private masterTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
@@ -36,7 +38,7 @@ export class SseHub {
     this.unsubscribe.push(
       bus.on('scopes', (scopes) => this.queueRefresh(refreshTokens(scopes))),
       bus.on('task', (t) => this.broadcast('task', t)),
-      bus.on('master', (m) => this.broadcast('master', m)),
+      bus.on('master', (m) => this.queueMaster(m)),
       bus.on('gateway', (g) => this.broadcast('gateway', g)),
       bus.on('scene_progress', (p) => this.broadcast('scene_progress', p)),
     );
@@ -63,7 +65,20 @@ export class SseHub {
   close(): void {
     for (const u of this.unsubscribe) u();
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.masterTimer) clearTimeout(this.masterTimer);
     for (const s of this.channel.activeSessions) s.state.res.end();
+  }
+
+  /** The master snapshot changes with every reply: send the latest at most 10 times a second. */
+  private queueMaster(m: MasterSnapshot): void {
+    this.pendingMaster = m;
+    if (this.masterTimer) return;
+    this.masterTimer = setTimeout(() => {
+      this.masterTimer = null;
+      const latest = this.pendingMaster;
+      this.pendingMaster = null;
+      if (latest) this.broadcast('master', latest);
+    }, REFRESH_COALESCE_MS);
   }
 
   private queueRefresh(tokens: RefreshToken[]): void {
