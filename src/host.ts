@@ -34,6 +34,7 @@ export interface HostHandle {
   url: string;
   port: number;
   services: AppServices;
+  sse: SseHub;
   sim: SimOnMemory | null;
   close(): Promise<void>;
 }
@@ -182,6 +183,7 @@ export async function startHost(
     url,
     port,
     services: svc,
+    sse,
     sim: gw.sim,
     close: async () => {
       if (closed) return;
