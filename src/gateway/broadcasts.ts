@@ -9,7 +9,6 @@ import { BROADCAST, OPC, type Addr, type M2NRequest } from '../protocol/types.ts
 import { GatewayTxError } from './errors.ts';
 import type { MatchSpec } from './matcher.ts';
 import { exchange, statusUnicast, TERMINAL, type Exchange, type OpContext } from './operations.ts';
-import { statusWindowMs } from './options.ts';
 import type { IdentifyResult, InboundPacket, SendOptions, StatusResult, StatusTarget } from './types.ts';
 
 /** Throws for a failed broadcast; returns true to stop with the results gathered so far. */
@@ -35,6 +34,7 @@ class AirWatch {
   constructor(
     private readonly ctx: OpContext,
     private readonly quietMs: number,
+    private readonly nodeBusyMs: number,
   ) {}
 
   saw(ts: number): void {
@@ -43,8 +43,8 @@ class AirWatch {
 
   /** Sleeps `minGapMs`, then until `quietMs` without replies or the nodes' give-up time. */
   async settle(minGapMs: number, label: string, signal?: AbortSignal): Promise<void> {
-    const { clock, options } = this.ctx;
-    const giveUpAt = this.roundStart + options.nodeGiveUpMs;
+    const { clock } = this.ctx;
+    const giveUpAt = this.roundStart + this.nodeBusyMs;
     try {
       await clock.sleep(minGapMs, signal);
       for (;;) {
@@ -106,7 +106,8 @@ export async function discover(
     safeCall(ctx, 'discovery', opts.onReply, r);
   };
   for (const a of ctx.announcements(opts.groupId)) add({ ...a, source: 'announcement' });
-  const air = new AirWatch(ctx, o.discoveryIdleMs);
+  const w = ctx.windows();
+  const air = new AirWatch(ctx, w.discoveryIdleMs, w.nodeBusyMs('identify'));
   // IDENTIFY packets of any sender and group heard during the current round.
   let traffic = 0;
   const stopObserving = ctx.observe((p) => {
@@ -131,8 +132,8 @@ export async function discover(
         accept: (p) => p.reply?.kind === 'IDENTIFY_REPLY' && groupMatches(opts.groupId, p.reply.groupId),
         keepAlive: (p) => p.reply?.kind === 'IDENTIFY_REPLY',
         expected: null,
-        idleMs: o.discoveryIdleMs,
-        maxMs: o.discoveryMaxMs,
+        idleMs: w.discoveryIdleMs,
+        maxMs: w.discoveryMaxMs,
       };
       const request: M2NRequest = { op: 'DEVICES', groupId: opts.groupId, flags: 0 };
       const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
@@ -171,7 +172,8 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
   const answered = new Map<Addr, StatusResult>();
   const targets = opts.targets ?? [];
   const stragglers = (): StatusTarget[] => targets.filter((t) => !answered.has(t.addr));
-  const air = new AirWatch(ctx, o.statusIdleMs);
+  const w = ctx.windows();
+  const air = new AirWatch(ctx, w.statusIdleMs, w.nodeBusyMs('status'));
   const stopObserving = ctx.observe((p) => {
     if (p.reply?.kind === 'STATUS_REPLY') air.saw(p.ts);
   });
@@ -201,6 +203,7 @@ async function statusRounds(
   stragglers: () => StatusTarget[],
 ): Promise<void> {
   const o = ctx.options;
+  const w = ctx.windows();
   // Follow-up cost per live device: request, mean reply delay, reply; a few run at once.
   const unicastMs = (ctx.airtimeMs(2) + 175 + ctx.airtimeMs(8)) / Math.max(1, o.statusFollowUpConcurrency);
   const toResult = (p: InboundPacket): StatusResult => {
@@ -226,8 +229,8 @@ async function statusRounds(
       accept: (p) => !answered.has(p.packet.sender),
       keepAlive: (p) => p.reply?.kind === 'STATUS_REPLY',
       expected: opts.expected > 0 ? missing : null,
-      idleMs: o.statusIdleMs,
-      maxMs: statusWindowMs(o, Math.max(0, missing)),
+      idleMs: w.statusIdleMs,
+      maxMs: w.statusMaxMs(Math.max(0, missing)),
       onMatch: (p) => {
         const r = toResult(p);
         answered.set(r.addr, r);

@@ -170,6 +170,7 @@ class Driver implements LightnetGatewayDriver {
         return () => this.observers.delete(fn);
       },
       airtimeMs: (n) => this.rf.airtimeMs(n),
+      windows: () => this.rf.replyWindows(this.options),
       announcements: (group) =>
         this.options.discoveryAnnouncementMaxAgeMs > 0
           ? this.announcements.recent(this.clock.now(), this.options.discoveryAnnouncementMaxAgeMs, group)

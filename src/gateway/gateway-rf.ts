@@ -5,14 +5,16 @@
  *
  * Every timing of the original host assumes SF7/125 kHz, where the longest packet takes
  * about 0.1 s. At SF12 one packet takes seconds, so the fixed 2 s outcome guard would call
- * a frame lost that is still on the air. The driver therefore reads the active settings on
- * every connect (and after each change) and stretches those limits with the airtime.
+ * a frame lost that is still on the air, and every reply window would close before the
+ * reply arrives. The driver therefore reads the active settings on every connect (and after
+ * each change) and stretches those limits with the airtime (reply windows: reply-windows.ts).
  */
 import { loraParamsFromRf, packetAirtimeMs, type LoraParams } from '../protocol/airtime.ts';
 import { validateRfConfig } from '../protocol/rf.ts';
 import { STREAM_MAX_PAYLOAD } from '../protocol/stream.ts';
 import { DEFAULT_RF, OPC, RF_REASON, type RfConfig } from '../protocol/types.ts';
 import type { DriverOptions } from './options.ts';
+import { replyWindows, type ReplyWindows } from './reply-windows.ts';
 
 /** USB M2N frame: SOF, LEN, TYPE, receiver (3) around the LoRa body. */
 const M2N_FRAME_OVERHEAD = 6;
@@ -25,6 +27,7 @@ const OUTCOME_MARGIN_MS = 500;
 export class ActiveRf {
   private cfg: RfConfig = DEFAULT_RF;
   private params: LoraParams = loraParamsFromRf(DEFAULT_RF);
+  private windows: { options: DriverOptions; windows: ReplyWindows } | null = null;
 
   /** The settings the gateway reported last (the firmware default until then). */
   get config(): RfConfig {
@@ -40,7 +43,14 @@ export class ActiveRf {
     const same = (Object.keys(rf) as (keyof RfConfig)[]).every((k) => rf[k] === this.cfg[k]);
     this.cfg = { ...rf };
     this.params = loraParamsFromRf(rf);
+    if (!same) this.windows = null;
     return !same;
+  }
+
+  /** The reply windows of §9.2 stretched for the active settings (see reply-windows.ts). */
+  replyWindows(o: DriverOptions): ReplyWindows {
+    if (this.windows?.options !== o) this.windows = { options: o, windows: replyWindows(o, this.params) };
+    return this.windows.windows;
   }
 
   /** Airtime of one packet with a body of this many bytes. */

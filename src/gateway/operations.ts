@@ -7,7 +7,8 @@
 import type { Clock } from '../clock.ts';
 import { OPC, type Addr, type M2NRequest, type N2MReply } from '../protocol/types.ts';
 import type { MatchResult, MatchSpec, MatcherRegistry } from './matcher.ts';
-import { streamWindowMs, type DriverOptions } from './options.ts';
+import type { DriverOptions } from './options.ts';
+import type { ReplyKind, ReplyWindows } from './reply-windows.ts';
 import type {
   AckResult,
   ConfigReadResult,
@@ -45,6 +46,8 @@ export interface OpContext {
   observe(fn: (p: InboundPacket) => void): () => void;
   /** Airtime of one packet with a body of this many bytes, under the current RF settings. */
   airtimeMs(bodyLength: number): number;
+  /** The reply windows stretched for the current RF settings (reply-windows.ts). */
+  windows(): ReplyWindows;
   /** Recent boot announcements of nodes matching the group filter. */
   announcements(groupFilter: number): IdentifyResult[];
   /** A node acknowledged SET_GROUP. */
@@ -148,6 +151,11 @@ export async function unicastWithRetries<T>(
   return last;
 }
 
+/** A caller's per-attempt timeout is meant for the default radio (§9.2): stretch it alike. */
+function callerWindow(ctx: OpContext, refMs: number | undefined, kind: ReplyKind): number | undefined {
+  return refMs === undefined ? undefined : ctx.windows().unicastMs(refMs, kind);
+}
+
 export function statusUnicast(
   ctx: OpContext,
   addr: Addr,
@@ -159,7 +167,7 @@ export function statusUnicast(
     addr,
     { op: 'STATUS', groupId, flags: 0 },
     { opcode: OPC.STATUS, kind: 'STATUS_REPLY' },
-    { timeoutMs: ctx.options.statusUnicastMs, attempts: 1 },
+    { timeoutMs: ctx.windows().statusUnicastMs, attempts: 1 },
     opts,
     `STATUS to ${addr}`,
     (p) => ({ addr: p.packet.sender, reply: replyAs(p, 'STATUS_REPLY'), rssi: p.rssi, snr: p.snr, ts: p.ts }),
@@ -177,7 +185,7 @@ export async function setGroup(
     addr,
     { op: 'SET_GROUP', groupId },
     { ackOf: OPC.SET_GROUP },
-    { timeoutMs: ctx.options.setGroupTimeoutMs, attempts: ctx.options.setGroupAttempts },
+    { timeoutMs: ctx.windows().setGroupTimeoutMs, attempts: ctx.options.setGroupAttempts },
     opts,
     `SET_GROUP to ${addr}`,
     ackResult,
@@ -204,7 +212,7 @@ export async function config(
     request,
     { ackOf: OPC.CONFIG },
     {
-      timeoutMs: opts.timeoutMs ?? ctx.options.configTimeoutMs,
+      timeoutMs: callerWindow(ctx, opts.timeoutMs, 'ack') ?? ctx.windows().configTimeoutMs,
       attempts: opts.attempts ?? ctx.options.configAttempts,
     },
     opts,
@@ -230,7 +238,7 @@ export function getConfig(
       accept: (p) => p.reply?.kind === 'CONFIG_REPLY' && p.reply.option === option,
     },
     {
-      timeoutMs: opts.timeoutMs ?? ctx.options.getConfigTimeoutMs,
+      timeoutMs: callerWindow(ctx, opts.timeoutMs, 'config') ?? ctx.windows().getConfigTimeoutMs,
       attempts: opts.attempts ?? ctx.options.getConfigAttempts,
     },
     opts,
@@ -257,7 +265,7 @@ export function stream(
     { op: 'STREAM', payload },
     { ackOf: OPC.STREAM },
     {
-      timeoutMs: streamWindowMs(ctx.options, 1) + Math.ceil((fragments - 1) * fragmentMs),
+      timeoutMs: ctx.windows().streamMaxMs(1) + Math.ceil((fragments - 1) * fragmentMs),
       attempts: ctx.options.streamAttempts,
     },
     opts,

@@ -3,6 +3,28 @@
  * virtual milliseconds (they go through the Clock), so a scaled test clock shrinks
  * them all alike. Sources: wire-protocol.md §4.4 and §9.2 (host v0.1.5 constants),
  * host-behaviour.md §3.6 and §3.9, decisions.md §6.
+ *
+ * Reply windows and the active RF settings: every reply window below is the §9.2 value,
+ * which the original host sized for SF7/125 kHz (a reply takes 41–51 ms on air there). At
+ * slower settings the driver stretches each one (reply-windows.ts) by the extra radio time
+ * of the replies it must cover, where one reply "slot" is the node's 4-symbol CAD plus the
+ * reply packet and G = slot(active) − slot(SF7/125 kHz, CR 4/5, preamble 8), never < 0:
+ *   - unicast per-attempt windows (status, SET_GROUP, CONFIG, GET_CONFIG, caller
+ *     overrides too) and idle gaps: value + 2·G (the reply itself, plus one more packet of
+ *     the same size: a collided reply, or a foreign packet the node's LBT backs off from);
+ *   - discovery ceiling: value + G (nodes give up replies they could not start within 5 s,
+ *     a firmware constant, so only the last reply's extra airtime is added);
+ *   - status / STREAM ceilings: min(max + G, base + G + n·(perNode + G)) (every expected
+ *     reply needs its own slot; n = 1 gives the unicast window).
+ * The fixed parts (node delay 50–300 ms, USB, margins) do not grow: multiplying whole
+ * windows by the airtime ratio (×25 at SF12) would make a silent node cost ~29 s per poll.
+ * At SF7/125 kHz G = 0, so the windows are exactly the §9.2 values. Windows at 125 kHz
+ * (ms, rounded up; SF7 → SF10 → SF12): status unicast 1150 → 1775 → 3622; SET_GROUP /
+ * CONFIG per attempt 1500 → 2053 → 3654; GET_CONFIG 1500 → 2053 → 3982; discovery max
+ * 5000 → 5307 → 6395, idle 600 → 1214 → 3389; status idle 600 → 1225 → 3072; status
+ * max(n) min(5000, 1000 + 150n) → min(5313, 1313 + 462.1n) → min(6236, 2236 + 1385.7n);
+ * STREAM ACK max(n) min(6000, 1000 + 150n) → min(6277, 1277 + 426.2n) → min(7077, 2077 +
+ * 1227n), plus the later fragments' airtime.
  */
 export interface DriverOptions {
   // ── One frame in flight ───────────────────────────────────────────────────────
@@ -40,9 +62,9 @@ export interface DriverOptions {
   gatewayRfMs: number;
 
   // ── Discovery (DEVICES broadcast) ─────────────────────────────────────────────
-  /** Hard ceiling of one collection round, from the broadcast's TX_DONE (§9.2: 5 s). */
+  /** Hard ceiling of one collection round, from the broadcast's TX_DONE (§9.2: 5 s; + G). */
   discoveryMaxMs: number;
-  /** A round ends this long after its last IDENTIFY reply (§9.2: 0.6 s). */
+  /** A round ends this long after its last IDENTIFY reply (§9.2: 0.6 s; + 2·G). */
   discoveryIdleMs: number;
   /**
    * Rounds are repeated while rounds bring nodes not seen before; this bounds it.
@@ -72,18 +94,22 @@ export interface DriverOptions {
 
   /**
    * A node abandons a reply it could not send within this time (§8.5: 5 s) and does not
-   * listen until then; follow-up requests wait (bounded by this) for the air to calm down.
+   * listen until then; follow-up requests wait (bounded by this + G, as a reply started
+   * just in time still takes its airtime) for the air to calm down.
    */
   nodeGiveUpMs: number;
 
   // ── Status poll ───────────────────────────────────────────────────────────────
-  /** Broadcast poll: idle window after the last reply (§9.2: 0.6 s). */
+  /** Broadcast poll: idle window after the last reply (§9.2: 0.6 s; + 2·G). */
   statusIdleMs: number;
-  /** Broadcast poll ceiling = min(statusMaxMs, statusBaseMs + statusPerNodeMs · expected). */
+  /**
+   * Broadcast poll ceiling = min(statusMaxMs, statusBaseMs + statusPerNodeMs · expected)
+   * at SF7/125 kHz; min(max + G, base + G + (perNode + G) · expected) at the active settings.
+   */
   statusMaxMs: number;
   statusBaseMs: number;
   statusPerNodeMs: number;
-  /** Unicast poll of one device (§9.2: 1.15 s, no retry). */
+  /** Unicast poll of one device (§9.2: 1.15 s, no retry; + 2·G). */
   statusUnicastMs: number;
   /**
    * Broadcast poll rounds: while fewer than `expected` answered and the last round brought
@@ -103,18 +129,24 @@ export interface DriverOptions {
   statusFollowUpConcurrency: number;
 
   // ── Acknowledged unicasts ─────────────────────────────────────────────────────
-  /** SET_GROUP: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3). */
+  /** SET_GROUP: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3; + 2·G per attempt). */
   setGroupTimeoutMs: number;
   setGroupAttempts: number;
   /** Pause between attempts of every retried request (§9.2: 0.1 s). */
   retryGapMs: number;
-  /** CONFIG: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3); callers may override. */
+  /**
+   * CONFIG: per-attempt ACK wait and attempts (§9.2: 1.5 s × 3; + 2·G per attempt). Callers
+   * may override the wait; an override is an SF7/125 kHz value and is stretched alike.
+   */
   configTimeoutMs: number;
   configAttempts: number;
-  /** GET_CONFIG: per-attempt reply wait and attempts (newer host: 1.5 s, operator retries). */
+  /** GET_CONFIG: per-attempt reply wait and attempts (newer host: 1.5 s, operator retries; + 2·G). */
   getConfigTimeoutMs: number;
   getConfigAttempts: number;
-  /** STREAM: ACK ceiling = min(streamMaxMs, streamBaseMs + streamPerTargetMs · n), × attempts. */
+  /**
+   * STREAM: ACK ceiling = min(streamMaxMs, streamBaseMs + streamPerTargetMs · n) per attempt
+   * at SF7/125 kHz, stretched like the status ceiling; later fragments' airtime is added.
+   */
   streamMaxMs: number;
   streamBaseMs: number;
   streamPerTargetMs: number;
@@ -211,14 +243,4 @@ export function resolveDriverOptions(overrides: Partial<DriverOptions> = {}): Dr
     throw new RangeError('driver option reconnectMaxMs must be >= reconnectInitialMs');
   }
   return merged;
-}
-
-/** Broadcast status ceiling for `expected` replies (§9.2). */
-export function statusWindowMs(o: DriverOptions, expected: number): number {
-  return Math.min(o.statusMaxMs, o.statusBaseMs + o.statusPerNodeMs * Math.max(0, expected));
-}
-
-/** Stream ACK ceiling for `targets` devices (§9.2). */
-export function streamWindowMs(o: DriverOptions, targets: number): number {
-  return Math.min(o.streamMaxMs, o.streamBaseMs + o.streamPerTargetMs * Math.max(1, targets));
 }

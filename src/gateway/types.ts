@@ -154,9 +154,15 @@ export interface GatewayDriver {
     } & SendOptions,
   ): Promise<StatusResult[]>;
   statusUnicast(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<StatusResult>>;
-  /** SET_GROUP with ACK wait and retries (1.5 s × 3 by default). */
+  /**
+   * SET_GROUP with ACK wait and retries (1.5 s × 3 by default at SF7/125 kHz; every reply
+   * window grows with the airtime at slower RF settings, see options.ts).
+   */
   setGroup(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<AckResult>>;
-  /** CONFIG with ACK wait; per-attempt timeout and attempts overridable. */
+  /**
+   * CONFIG with ACK wait; per-attempt timeout and attempts overridable. A `timeoutMs` is
+   * meant for SF7/125 kHz and is stretched like the defaults at slower RF settings.
+   */
   config(
     addr: Addr,
     option: number,

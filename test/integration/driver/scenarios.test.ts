@@ -258,6 +258,58 @@ describe('driver against the simulated fleet', () => {
     });
   });
 
+  // Gateway and nodes on the same slow settings. At SF12 a reply takes 1.1-1.3 s on the air
+  // (SF10: ~0.33 s), after the node's 50-300 ms delay and a 4-symbol CAD, so the SF7 windows
+  // (1.15 s unicast status, 0.6 s idle gap) would close before replies arrive. At SF12 the
+  // 131 ms CAD lets nodes that drew similar delays collide almost always, and the weakest
+  // lose every overlap, so the SF12 fleet is kept small.
+  for (const [sf, nodes, seed] of [
+    [10, 6, 84],
+    [12, 2, 86],
+  ] as const) {
+    it(`a-fleet-at-sf${sf}-is-discovered-and-polled-with-stretched-reply-windows`, async () => {
+      await withDriver(
+        {
+          nodes,
+          seed,
+          nodeSpecs: inRange(nodes),
+          rf: { ...DEFAULT_RF, sf },
+          // Boot announcements (slow at these settings) are over: only replies count.
+          bootWaitMs: 20_000,
+          // The gateway's autosync (every 30 s, 1.2 s on the air at SF12, sent without LBT)
+          // leaves it deaf to a reply it overlaps: a lost reply needs a second attempt,
+          // which GET_CONFIG does not make by default (operator retry).
+          driverOptions: { discoveryAnnouncementMaxAgeMs: 0, getConfigAttempts: 2 },
+        },
+        async ({ driver, fleet }) => {
+          expect(await driver.getGatewayRf()).toMatchObject({ ok: true, value: { sf } });
+          const found = await driver.discover({ groupId: 0 });
+          const addrs = fleetAddrs(fleet);
+          expect(found.map((f) => f.addr).sort()).toEqual(addrs);
+          expect(found.every((f) => f.source === 'reply')).toBe(true);
+          for (const a of addrs) {
+            expect(await driver.setGroup(a, 6)).toMatchObject({ ok: true, value: { ok: true } });
+          }
+          for (const a of addrs) {
+            expect(await driver.statusUnicast(a, 6)).toMatchObject({ ok: true, value: { addr: a } });
+          }
+          expect(await driver.getConfig(addrs[0] as string, 0x09)).toMatchObject({ ok: true });
+          // Last: a poll that needed a second round returns at the count while nodes heard in
+          // round 1 still send their round-2 replies (1.2 s each at SF12), which would collide
+          // with an immediate follow-up unicast. Nodes whose delays differ by less than the
+          // CAD (131 ms at SF12) collide, so replies lost that way are asked for by unicast.
+          const polled = await driver.statusBroadcast({
+            groupId: 6,
+            expected: addrs.length,
+            targets: addrs.map((addr) => ({ addr, groupId: 6 })),
+          });
+          expect(polled.map((r) => r.addr).sort()).toEqual(addrs);
+          expect(driver.diagnostics().liveMatchers).toBe(0);
+        },
+      );
+    });
+  }
+
   it('a-200-node-discovery-completes', async () => {
     await withDriver({ nodes: 200, seed: 91, bootSpreadMs: 3000 }, async ({ driver, fleet }) => {
       const found = await driver.discover({ groupId: 0 });
