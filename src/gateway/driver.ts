@@ -9,7 +9,6 @@
 import type { Clock } from '../clock.ts';
 import { encodeHostCommand } from '../protocol/commands.ts';
 import { BROADCAST, RF_REASON, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
-import type { LinkFactory } from '../transport/link.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
 import { AnnouncementLog } from './announcements.ts';
 import { ConnectionManager } from './connection.ts';
@@ -22,6 +21,7 @@ import * as broadcasts from './broadcasts.ts';
 import * as ops from './operations.ts';
 import { resolveDriverOptions, type DriverOptions } from './options.ts';
 import { SendQueue } from './send-queue.ts';
+import type { CreateGatewayDriverOptions, DriverDiagnostics, LightnetGatewayDriver } from './driver-types.ts';
 import type {
   AckResult,
   ConfigReadResult,
@@ -39,35 +39,7 @@ import type {
   TxOutcome,
 } from './types.ts';
 
-export interface CreateGatewayDriverOptions {
-  linkFactory: LinkFactory;
-  clock: Clock;
-  transport: 'serial' | 'tcp' | 'sim';
-  port: string | null;
-  log?: ops.DriverLog;
-  options?: Partial<DriverOptions>;
-  /** Run the identify handshake on every open (default true). */
-  identify?: boolean;
-}
-
-/** Counters beyond DriverStats, for diagnostics and the benchmark. */
-export interface DriverDiagnostics extends DriverStats {
-  txPendingRetries: number;
-  orphanTxDone: number;
-  orphanTxRejected: number;
-  deadlineDrops: number;
-  linkLosses: number;
-  connectAttempts: number;
-  liveMatchers: number;
-}
-
-/** The driver as created here: GatewayDriver plus diagnostics and host-side master events. */
-export interface LightnetGatewayDriver extends GatewayDriver {
-  readonly options: Readonly<DriverOptions>;
-  diagnostics(): DriverDiagnostics;
-  /** Records a host-side event in the master mirror (CONTROL_SENT, TASK_X_START, …). */
-  noteMasterEvent(name: string, error?: string | null): void;
-}
+export type { CreateGatewayDriverOptions, DriverDiagnostics, LightnetGatewayDriver } from './driver-types.ts';
 
 const noopLog: ops.DriverLog = { debug() {}, info() {}, warn() {}, error() {} };
 
