@@ -26,7 +26,6 @@ import type {
   AckResult,
   ConfigReadResult,
   DriverStats,
-  GatewayDriver,
   GatewayDriverEvents,
   GatewayReadiness,
   IdentifyResult,
