@@ -7,7 +7,6 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -15,7 +14,7 @@ import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { startHost } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
 import { serializeState } from '../src/state/migrations.ts';
-import { testConfig } from '../test/integration/harness.ts';
+import { freePort, testConfig } from '../test/integration/harness.ts';
 
 const duration = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5;
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -39,14 +38,6 @@ function fleetState(devices: number, groups: number): StateModel {
   }
   return s;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
 
 /** Wall time from spawning the CLI to /api/health answering phase:ready. */
 async function startToReady(dataDir: string): Promise<number> {

@@ -63,6 +63,13 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
   };
   const real = new ScaledClock(1);
   const tlog = (msg: string, fields?: object): void => log.debug({ ...fields }, msg);
+  const serial = (path: string): GatewayChoice => ({
+    linkFactory: () => new SerialLink(path, { log: tlog }),
+    transport: 'serial',
+    port: path,
+    sim: null,
+    clock: real,
+  });
   switch (cfg.gateway.kind) {
     case 'sim':
       log.warn(
@@ -70,16 +77,8 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
         'using the SIMULATED gateway and fleet',
       );
       return sim(simClock());
-    case 'serial': {
-      const path = cfg.gateway.path;
-      return {
-        linkFactory: () => new SerialLink(path, { log: tlog }),
-        transport: 'serial',
-        port: path,
-        sim: null,
-        clock: real,
-      };
-    }
+    case 'serial':
+      return serial(cfg.gateway.path);
     case 'tcp': {
       const { host, port } = cfg.gateway;
       return {
@@ -95,13 +94,7 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
       if (res.found) {
         const path = res.found.path;
         log.info({ port: path, gateway_mac: res.found.mac, tried: res.tried }, 'gateway found');
-        return {
-          linkFactory: () => new SerialLink(path, { log: tlog }),
-          transport: 'serial',
-          port: path,
-          sim: null,
-          clock: real,
-        };
+        return serial(path);
       }
       log.warn(
         { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },

@@ -4,6 +4,7 @@
  * and an SSE reader. Everything is torn down afterwards.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../../src/clock.ts';
@@ -224,3 +225,14 @@ export class SseReader {
     });
   }
 }
+
+/** A TCP port that was free a moment ago (for child processes that need a fixed port). */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });

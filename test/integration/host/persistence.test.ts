@@ -1,21 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { withHost } from '../harness.ts';
+import { freePort, withHost } from '../harness.ts';
 import { discoverAll, runTask } from './helpers.ts';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
 
 /** Starts the real CLI in a child process and resolves once /api/health says ready. */
 async function startCli(dataDir: string, port: number): Promise<ChildProcess> {
