@@ -5,7 +5,6 @@
  *
  *   npm run bench:http [-- --duration 5]
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { startHost } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
 import { serializeState } from '../src/state/migrations.ts';
-import { freePort, testConfig } from '../test/integration/harness.ts';
+import { freePort, startCli, testConfig } from '../test/integration/harness.ts';
 
 const duration = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5;
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -43,36 +42,10 @@ function fleetState(devices: number, groups: number): StateModel {
 async function startToReady(dataDir: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--gateway',
-      'sim',
-      '--port',
-      String(port),
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'silent',
-    ],
-    { stdio: 'ignore' },
-  );
-  try {
-    for (;;) {
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}/lightnet/api/health`);
-        if (r.ok && ((await r.json()) as { phase: string }).phase === 'ready') return performance.now() - t0;
-      } catch {
-        /* not up yet */
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  } finally {
-    child.kill('SIGTERM');
-  }
+  const child = await startCli(dataDir, port, ['--log-level', 'silent']);
+  const ms = performance.now() - t0;
+  child.kill('SIGTERM');
+  return ms;
 }
 
 async function main(): Promise<void> {

@@ -94,7 +94,7 @@ export class NodeRadio implements AirRadio {
     this.setMode('rx');
   }
 
-  /** Radio down (reboot): any queued reply is lost. */
+  /** Radio down (reboot): a queued reply is lost. */
   stop(): void {
     this.timer?.cancel();
     this.timer = null;

@@ -3,6 +3,7 @@
  * (memory link, scaled clock) in a temp data dir, and gives a test an HTTP client
  * and an SSE reader. Everything is torn down afterwards.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -236,3 +237,35 @@ export const freePort = (): Promise<number> =>
       srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
     });
   });
+
+/**
+ * Starts the real CLI (`src/main.ts`) on the simulator in a child process and resolves
+ * once /api/health says ready.
+ */
+export async function startCli(dataDir: string, port: number, extra: string[] = []): Promise<ChildProcess> {
+  const args = [
+    '--import',
+    'tsx',
+    'src/main.ts',
+    '--gateway',
+    'sim',
+    '--port',
+    String(port),
+    '--data-dir',
+    dataDir,
+  ];
+  const child = spawn(process.execPath, [...args, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = `http://127.0.0.1:${port}/lightnet/api/health`;
+  for (let i = 0; i < 1500; i++) {
+    if (child.exitCode !== null) throw new Error(`host exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.ok && ((await r.json()) as { phase: string }).phase === 'ready') return child;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  child.kill('SIGKILL');
+  throw new Error('host did not become ready');
+}

@@ -1,48 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, withHost } from '../harness.ts';
+import { freePort, startCli, withHost } from '../harness.ts';
 import { discoverAll, runTask } from './helpers.ts';
 
-/** Starts the real CLI in a child process and resolves once /api/health says ready. */
-async function startCli(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--gateway',
-      'sim',
-      '--port',
-      String(port),
-      '--data-dir',
-      dataDir,
-      '--sim-nodes',
-      '3',
-      '--sim-time-scale',
-      '0.1',
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const url = `http://127.0.0.1:${port}/lightnet/api/health`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`host exited with ${child.exitCode}`);
-    try {
-      const r = await fetch(url);
-      if (r.ok && ((await r.json()) as { phase: string }).phase === 'ready') return child;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('host did not become ready');
-}
+const CLI_ARGS = ['--sim-nodes', '3', '--sim-time-scale', '0.1', '--log-level', 'warn'];
 
 describe('persistence', () => {
   it('kill-9-right-after-save-loses-nothing', async () => {
@@ -55,14 +18,14 @@ describe('persistence', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-    let child = await startCli(dataDir, port);
+    let child = await startCli(dataDir, port, CLI_ARGS);
     try {
       expect((await post('/groups/create', { name: 'Survivor' })).status).toBe(200);
       const save = await post('/save', {});
       expect(await save.json()).toEqual({ ok: true });
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
-      child = await startCli(dataDir, port);
+      child = await startCli(dataDir, port, CLI_ARGS);
       const groups = (await (await fetch(base + '/groups')).json()) as { groups: { name: string }[] };
       expect(groups.groups.map((g) => g.name)).toContain('Survivor');
     } finally {
@@ -136,7 +99,7 @@ describe('shutdown', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-term-'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/lightnet/api`;
-    let child = await startCli(dataDir, port);
+    let child = await startCli(dataDir, port, CLI_ARGS);
     try {
       const r = await fetch(base + '/groups/create', {
         method: 'POST',
@@ -147,7 +110,7 @@ describe('shutdown', () => {
       child.kill('SIGTERM');
       const code = await new Promise((res) => child.once('exit', (c) => res(c)));
       expect(code).toBe(0);
-      child = await startCli(dataDir, port);
+      child = await startCli(dataDir, port, CLI_ARGS);
       const groups = (await (await fetch(base + '/groups')).json()) as { groups: { name: string }[] };
       expect(groups.groups.map((g) => g.name)).toContain('Unsaved but flushed');
     } finally {
