@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { hex, openSim, type Item, type SimTestEnv } from './harness.ts';
-import { encodeHostCommand } from '../../../src/protocol/commands.ts';
-import type { M2NRequest } from '../../../src/protocol/types.ts';
+import { hex, openSim, type Item, type SimTestEnv, m2n } from './harness.ts';
 
 const NODE = { mac: '246F28AABBCC', devType: 12, vbatMv: 0, quality: { rssi: -60, snr: 10 } };
 
@@ -11,8 +9,6 @@ afterEach(async () => {
   env = null;
 });
 
-const m2n = (receiver: string, request: M2NRequest): Uint8Array =>
-  encodeHostCommand({ kind: 'm2n', receiver, request });
 const fromNode =
   (type: number) =>
   (i: Item): boolean =>

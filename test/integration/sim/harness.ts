@@ -1,3 +1,5 @@
+import type { M2NRequest } from '../../../src/protocol/types.ts';
+import { encodeHostCommand } from '../../../src/protocol/commands.ts';
 /**
  * Test harness: a simulated fleet on the memory endpoint, a host-side link, and a
  * collector that decodes what the gateway sends (with virtual timestamps) so tests can
@@ -167,3 +169,7 @@ export const hex = (s: string): number[] =>
     .trim()
     .split(/\s+/)
     .map((b) => parseInt(b, 16));
+
+/** A host→gateway M2N frame, as the host writes it. */
+export const m2n = (receiver: string, request: M2NRequest): Uint8Array =>
+  encodeHostCommand({ kind: 'm2n', receiver, request });

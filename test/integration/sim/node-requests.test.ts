@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { hex, openSim, type Item, type SimTestEnv } from './harness.ts';
-import { encodeHostCommand } from '../../../src/protocol/commands.ts';
-import type { M2NRequest } from '../../../src/protocol/types.ts';
+import { hex, openSim, type Item, type SimTestEnv, m2n } from './harness.ts';
 
 const AABBCC = { mac: '246F28AABBCC', devType: 12, vbatMv: 3987, quality: { rssi: -70, snr: 9 } };
 
@@ -10,9 +8,6 @@ afterEach(async () => {
   await env?.close();
   env = null;
 });
-
-const m2n = (receiver: string, request: M2NRequest): Uint8Array =>
-  encodeHostCommand({ kind: 'm2n', receiver, request });
 
 /** A forwarded packet from `sender` with the given N2M type. */
 const fromNode =

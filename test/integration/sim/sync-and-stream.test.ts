@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSim, type Item, type SimTestEnv } from './harness.ts';
-import { encodeHostCommand } from '../../../src/protocol/commands.ts';
-import type { M2NRequest } from '../../../src/protocol/types.ts';
+import { openSim, type Item, type SimTestEnv, m2n } from './harness.ts';
 
 const A = { mac: '7CDFA1000001', devType: 50, vbatMv: 3900, quality: { rssi: -60, snr: 10 } };
 const B = { mac: '48279E000002', devType: 51, vbatMv: 3700, quality: { rssi: -75, snr: 8 } };
@@ -12,8 +10,6 @@ afterEach(async () => {
   env = null;
 });
 
-const m2n = (receiver: string, request: M2NRequest): Uint8Array =>
-  encodeHostCommand({ kind: 'm2n', receiver, request });
 const ackFrom =
   (addr: string) =>
   (i: Item): boolean =>
