@@ -18,7 +18,9 @@ import { DeviceMetaService } from './services/device-meta.ts';
 import { DeviceRegistry } from './services/device-registry.ts';
 import { DiscoveryService } from './services/discovery.ts';
 import { GroupService } from './services/groups.ts';
+import { FirmwareStore } from './services/firmware-store.ts';
 import { HostWifiService } from './services/host-wifi.ts';
+import { LedPresetsService } from './services/led-presets.ts';
 import type { AppServices } from './services/index.ts';
 import { MasterView } from './services/master-view.ts';
 import { StatusService } from './services/status.ts';
@@ -142,6 +144,8 @@ export async function startHost(
     deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
     control: new ControlService({ store, driver, registry, groups, master, log }),
     wifi: new HostWifiService(cfg.wifi, overrides.runner ?? processRunner(), log),
+    firmware: new FirmwareStore(cfg.dataDir, clock, log.child({ mod: 'uploads' })),
+    ledPresets: new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' })),
     phase: () => phase,
   };
   const unsubs = wireEvents(svc);
@@ -161,6 +165,8 @@ export async function startHost(
   }
 
   await store.load();
+  await svc.firmware.init();
+  await svc.ledPresets.init();
   unsubs.push(registry.attach());
   gw.sim?.fleet.start();
   await driver.start();

@@ -12,6 +12,7 @@ import { deviceRoutes } from './routes/devices.ts';
 import { groupRoutes } from './routes/groups.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
+import { uploadRoutes } from './routes/uploads.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -94,6 +95,7 @@ export async function buildApp(
       await api.register(deviceRoutes(svc));
       await api.register(groupRoutes(svc));
       await api.register(stateRoutes(svc));
+      await api.register(uploadRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

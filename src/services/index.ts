@@ -10,7 +10,9 @@ import type { DeviceMetaService } from './device-meta.ts';
 import type { DeviceRegistry } from './device-registry.ts';
 import type { DiscoveryService } from './discovery.ts';
 import type { GroupService } from './groups.ts';
+import type { FirmwareStore } from './firmware-store.ts';
 import type { HostWifiService } from './host-wifi.ts';
+import type { LedPresetsService } from './led-presets.ts';
 import type { MasterView } from './master-view.ts';
 import type { StatusService } from './status.ts';
 
@@ -29,6 +31,10 @@ export interface AppServices {
   deviceMeta: DeviceMetaService;
   control: ControlService;
   wifi: HostWifiService;
+  /** Uploaded firmware and cfg.json files. */
+  firmware: FirmwareStore;
+  /** LED preset files; `ledPresetOptions()` lists the active file's presets. */
+  ledPresets: LedPresetsService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -53,8 +53,8 @@ export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     return { ok: r.ok, state: r.state, state_byte: r.state_byte, state_metadata_ms: r.state_metadata_ms };
   });
 
-  // No LED preset file source yet: the preset-file feature fills this list.
-  api.get('/options', async () => ({ ok: true, presets: [] }));
+  // Dropdown options from the active LED preset file ([] when none is active).
+  api.get('/options', async () => ({ ok: true, presets: svc.ledPresets.options() }));
 
   api.get('/wifi/interfaces', async () => ({ ok: true, ifaces: await svc.wifi.interfaces() }));
 };

@@ -1,0 +1,74 @@
+/**
+ * Bounded multipart reading for the upload routes (ota.md §8.1): exactly one file part,
+ * a few small text fields, and a byte cap enforced while streaming — bytes beyond the cap
+ * are drained, never kept, so an oversize upload costs no memory.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ValidationError } from '../errors.ts';
+
+export interface MultipartUpload {
+  fields: Record<string, string>;
+  file: { bytes: Buffer; filename: string; mimetype: string } | null;
+}
+
+export interface MultipartLimits {
+  /** Largest file any kind may have (the parser's own hard cap). */
+  hardMaxBytes: number;
+  /** Cap for the file given the fields seen before it (e.g. `kind`); default hardMaxBytes. */
+  maxBytes?: (fields: Record<string, string>) => number;
+  allowedFields: readonly string[];
+}
+
+export async function readMultipart(req: FastifyRequest, limits: MultipartLimits): Promise<MultipartUpload> {
+  if (!req.isMultipart()) throw new ValidationError('body: expected multipart/form-data with a file part');
+  const fields: Record<string, string> = {};
+  let file: MultipartUpload['file'] = null;
+  let tooLarge = 0;
+  let error: ValidationError | null = null;
+  try {
+    const parts = req.parts({
+      limits: { fileSize: limits.hardMaxBytes + 1, files: 2, fields: 4, fieldSize: 1024, parts: 8 },
+    });
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (!limits.allowedFields.includes(part.fieldname)) {
+          error ??= new ValidationError(`body: unexpected multipart field ${safe(part.fieldname)}`);
+        } else if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+        continue;
+      }
+      if (part.fieldname !== 'file') {
+        error ??= new ValidationError(`body: unexpected multipart field ${safe(part.fieldname)}`);
+        part.file.resume();
+        continue;
+      }
+      if (file) {
+        error ??= new ValidationError('file: only one file per upload');
+        part.file.resume();
+        continue;
+      }
+      const cap = Math.min(limits.hardMaxBytes, limits.maxBytes?.(fields) ?? limits.hardMaxBytes);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of part.file as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > cap) tooLarge = cap;
+        else chunks.push(chunk);
+      }
+      if (part.file.truncated) tooLarge = cap;
+      file = { bytes: Buffer.concat(chunks), filename: part.filename, mimetype: part.mimetype };
+    }
+  } catch (err) {
+    if (err instanceof ValidationError) throw err;
+    const code = (err as { code?: string }).code ?? '';
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      throw new ValidationError(`file: file too large (max ${limits.hardMaxBytes} bytes)`);
+    if (code.startsWith('FST_')) throw new ValidationError(`body: malformed multipart request (${code})`);
+    throw new ValidationError(`body: malformed multipart request`);
+  }
+  if (error) throw error;
+  if (tooLarge) throw new ValidationError(`file: file too large (max ${tooLarge} bytes)`);
+  if (!file) throw new ValidationError('file: missing file');
+  return { fields, file };
+}
+
+const safe = (s: string): string => JSON.stringify(s.slice(0, 64));
