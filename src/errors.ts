@@ -19,6 +19,14 @@ export class BusyError extends Error {
   }
 }
 
+/** A scene is running; only one runs at a time (decisions §7). */
+export class SceneRunningError extends Error {
+  override readonly name = 'SceneRunningError';
+  constructor(readonly scene: string) {
+    super('scene_running');
+  }
+}
+
 export class UnavailableError extends Error {
   override readonly name = 'UnavailableError';
   constructor(

@@ -17,6 +17,10 @@ export interface SceneProgress {
   ok?: boolean;
   error?: string;
   action_kind: string;
+  /** `started`, then the outcome: ok, error, degraded, skipped, cancelled. */
+  state?: 'started' | 'ok' | 'error' | 'degraded' | 'skipped' | 'cancelled';
+  /** Time spent in the action (end events). */
+  duration_ms?: number;
 }
 
 export interface AppEvents extends Record<string, unknown> {

@@ -191,6 +191,10 @@ class Driver implements LightnetGatewayDriver {
     };
   }
 
+  radioSettings(): { rf: RfConfig; source: 'gateway' | 'default' } {
+    return { rf: { ...this.rf.config }, source: this.rf.fromGateway ? 'gateway' : 'default' };
+  }
+
   diagnostics(): DriverDiagnostics {
     return {
       ...this.d,

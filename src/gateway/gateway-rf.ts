@@ -28,10 +28,16 @@ export class ActiveRf {
   private cfg: RfConfig = DEFAULT_RF;
   private params: LoraParams = loraParamsFromRf(DEFAULT_RF);
   private windows: { options: DriverOptions; windows: ReplyWindows } | null = null;
+  private reported = false;
 
   /** The settings the gateway reported last (the firmware default until then). */
   get config(): RfConfig {
     return this.cfg;
+  }
+
+  /** Whether the gateway has reported its settings (else `config` is the firmware default). */
+  get fromGateway(): boolean {
+    return this.reported;
   }
 
   /**
@@ -41,6 +47,7 @@ export class ActiveRf {
   adopt(rf: RfConfig): boolean {
     if (validateRfConfig(rf) !== null) return false; // line noise, not a gateway answer
     const same = (Object.keys(rf) as (keyof RfConfig)[]).every((k) => rf[k] === this.cfg[k]);
+    this.reported = true;
     this.cfg = { ...rf };
     this.params = loraParamsFromRf(rf);
     if (!same) this.windows = null;

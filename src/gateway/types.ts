@@ -121,6 +121,11 @@ export interface GatewayDriver {
   readiness(): GatewayReadiness;
   master(): MasterSnapshot;
   stats(): DriverStats;
+  /**
+   * The gateway's active LoRa settings as read at connect (and after every change), or the
+   * firmware defaults with source 'default' while the gateway has not reported them.
+   */
+  radioSettings(): { rf: RfConfig; source: 'gateway' | 'default' };
   on<K extends keyof GatewayDriverEvents>(
     event: K,
     listener: (p: GatewayDriverEvents[K]) => void,

@@ -4,7 +4,14 @@
  * the error type but never leaks a stack or a path.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { BusyError, NotFoundError, PersistenceError, UnavailableError, ValidationError } from '../errors.ts';
+import {
+  BusyError,
+  NotFoundError,
+  PersistenceError,
+  SceneRunningError,
+  UnavailableError,
+  ValidationError,
+} from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
 export function errorHandler(log: Logger) {
@@ -15,6 +22,8 @@ export function errorHandler(log: Logger) {
       void reply.code(404).send({ ok: false, error: err.message });
     } else if (err instanceof BusyError) {
       void reply.code(409).send({ ok: false, busy: true, error: 'a task is running', task: err.task });
+    } else if (err instanceof SceneRunningError) {
+      void reply.code(409).send({ ok: false, busy: true, error: 'scene_running', scene: err.scene });
     } else if (err instanceof UnavailableError) {
       void reply.code(503).send({ ok: false, ...err.extra, error: err.message });
     } else if (err instanceof PersistenceError) {

@@ -33,6 +33,8 @@ export interface GatewayCommandHost {
   rf(): RfConfig;
   /** RF changes touch the NVS copy and may reboot the gateway, so SimGateway keeps them. */
   setRf(persistFlag: number, rf: RfConfig): void;
+  /** Reports what became of an M2N frame (observability only). */
+  noteM2N(typeFull: number, receiver: string, body: Uint8Array, outcome: 'tx' | 'rejected' | 'deferred'): void;
 }
 
 export class GatewayCommands {
@@ -64,14 +66,17 @@ export class GatewayCommands {
     const op = typeFull & 0x7f;
     if (op === OPC.PRESET || op === OPC.SYNC) host.sync.noteBrightness(body[3]);
     if (op === OPC.STREAM && host.tx.busyWithStream) {
+      host.noteM2N(typeFull, receiver, body, 'rejected');
       this.reject(typeFull, TX_REJECT.UNKNOWN);
       return;
     }
     if (host.tx.busy) {
+      host.noteM2N(typeFull, receiver, body, op === OPC.SYNC ? 'deferred' : 'rejected');
       this.reject(typeFull, TX_REJECT.TXPENDING);
       if (op === OPC.SYNC) host.sync.deferRetry(body[3] ?? 0, body[4] ?? 0);
       return;
     }
+    host.noteM2N(typeFull, receiver, body, 'tx');
     if (op === OPC.SYNC) {
       host.sync.send(body[3] ?? 0, body[4] ?? 0);
       return;

@@ -6,6 +6,12 @@ import type { SimTimer } from './scheduler.ts';
 export interface GatewayEvents extends Record<string, unknown> {
   /** Setup finished (after power-on, a reset or a reboot). */
   booted: { boots: number };
+  /**
+   * An M2N request frame from the host (observability for tests and diagnostics):
+   * `tx` it took the TX slot, `rejected` it was turned away, `deferred` a SYNC the gateway
+   * rejected as TXPENDING and sends by itself once the slot frees.
+   */
+  m2n: { typeFull: number; receiver: string; body: Uint8Array; outcome: 'tx' | 'rejected' | 'deferred'; at: number };
 }
 
 export interface GatewayTiming {

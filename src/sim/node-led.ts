@@ -102,6 +102,8 @@ export class LedEngine {
   private lastMaster32: number | null = null;
   private lastSyncLocal = 0;
   private deferred: SimTimer | null = null;
+  /** When a fired armed effect with an offset will apply (virtual ms), null if none waits. */
+  private deferredAt: number | null = null;
 
   constructor(private readonly host: LedHost) {
     this.bri = host.briS();
@@ -112,6 +114,11 @@ export class LedEngine {
   dispose(): void {
     this.deferred?.cancel();
     this.deferred = null;
+  }
+
+  /** Virtual time at which a fired, offset-delayed effect applies; null when none is waiting. */
+  get deferredApplyAt(): number | null {
+    return this.deferred ? this.deferredAt : null;
   }
 
   get effectiveOffset(): OffsetConfig {
@@ -205,11 +212,13 @@ export class LedEngine {
       this.deferred?.cancel();
       this.deferred = null;
       if (armed.offsetMs === 0) run();
-      else
+      else {
+        this.deferredAt = this.host.now() + armed.offsetMs;
         this.deferred = this.host.schedule(armed.offsetMs, () => {
           this.deferred = null;
           run();
         });
+      }
       return;
     }
     if (this.controlSeen && (this.flags & FLAG.HAS_BRI) === 0) {

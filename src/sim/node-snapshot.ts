@@ -29,6 +29,8 @@ export interface NodeSnapshot {
   overrides: Overrides;
   offset: { active: OffsetConfig; pending: OffsetConfig | null };
   armed: { flags: number; fields: ControlFields; offsetMs: number } | null;
+  /** A fired armed effect waiting for its offset: when it applies (virtual ms), else null. */
+  deferredApplyAt: number | null;
   phaseOffsetMs: number;
   controlSeen: boolean;
   indicator: { type: number; name: string; remainingMs: number } | null;
@@ -74,6 +76,7 @@ export function buildSnapshot(n: SimNode, now: number): NodeSnapshot {
     overrides: p.overrides,
     offset: { active: clone(led.active), pending: led.pending ? clone(led.pending) : null },
     armed: led.armed ? clone(led.armed) : null,
+    deferredApplyAt: led.deferredApplyAt,
     phaseOffsetMs: led.phaseOffsetMs,
     controlSeen: led.controlSeen,
     indicator: ind ? { type: ind.type, name: ind.name, remainingMs: Math.max(0, ind.until - now) } : null,

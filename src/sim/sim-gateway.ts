@@ -131,6 +131,8 @@ export class SimGateway {
       stateReport: () => ({ state: this.state, metadataMs: this.stateMeta }),
       rf: () => this.rf,
       setRf: (persistFlag, rf) => this.setRf(persistFlag, rf),
+      noteM2N: (typeFull, receiver, body, outcome) =>
+        this.events.emit('m2n', { typeFull, receiver, body: body.slice(), outcome, at: this.sched.now() }),
     });
     this.radio.onPacket = (b, rssi, snr) => this.onAirPacket(b, rssi, snr);
     air.registerHub(this.radio);
