@@ -137,7 +137,11 @@ function solve(
 export function fitFormula(table: readonly { id: number; offset_ms: number }[]): Formula | null {
   if (table.length === 0) return null;
   const pts = (x: (g: number) => number) => table.map((t) => ({ x: x(t.id), v: t.offset_ms }));
-  const linear = solve(pts((g) => g), (b, s) => ({ mode: 'LINEAR', baseMs: b, stepMs: s }), table);
+  const linear = solve(
+    pts((g) => g),
+    (b, s) => ({ mode: 'LINEAR', baseMs: b, stepMs: s }),
+    table,
+  );
   if (linear) return linear;
   for (let center = 0; center <= 254; center++) {
     const f = solve(

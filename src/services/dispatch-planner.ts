@@ -133,7 +133,8 @@ function typicalBrightness(env: Env, target: ActionTarget): number {
   const counts = new Map<number, number>();
   for (const d of devs) counts.set(d.brightness, (counts.get(d.brightness) ?? 0) + 1);
   let best: [number, number] | null = null;
-  for (const [bri, n] of counts) if (!best || n > best[1] || (n === best[1] && bri > best[0])) best = [bri, n];
+  for (const [bri, n] of counts)
+    if (!best || n > best[1] || (n === best[1] && bri > best[0])) best = [bri, n];
   return best ? best[0] : DEFAULT_BRIGHTNESS;
 }
 
@@ -152,7 +153,13 @@ function effectFrames(
     const addrs = addresses(env, a.target, broadcastOk);
     env.lastPresetBri = brightness;
     return addrs.map((ad) =>
-      frame(ad.receiver, { op: 'PRESET', groupId: ad.groupId, flags, presetId: a.params.presetId, brightness }),
+      frame(ad.receiver, {
+        op: 'PRESET',
+        groupId: ad.groupId,
+        flags,
+        presetId: a.params.presetId,
+        brightness,
+      }),
     );
   }
   let params = a.params;
@@ -183,7 +190,8 @@ function startblockFrames(env: Env, a: StartblockAction): PlannedFrame[] {
     if (t.kind === 'device') return d.addr === t.value;
     return t.kind === 'broadcast' || t.value.includes(d.groupId);
   });
-  if (a.target.kind === 'device' && reached.length === 0) throw new Degraded('target_not_found', { target: a.target });
+  if (a.target.kind === 'device' && reached.length === 0)
+    throw new Degraded('target_not_found', { target: a.target });
   const devices = reached.filter((d) => d.startblock !== null);
   if (a.target.kind === 'device' && devices.length === 0) throw new Degraded('not_a_startblock_device');
   // Without a timing application there is no current heat: the slots are sent empty.
@@ -242,12 +250,10 @@ function offsetGroupFrames(env: Env, a: OffsetGroupAction, detail: Record<string
   // One unresolved child makes the whole container send nothing (as the original does):
   // half a cascade is worse than none.
   if (failures.length > 0) throw new Degraded('degraded', { ...detail, errors: failures });
-  const offsets = plan.ops.map(
-    (op): PlannedFrame => ({
-      ...frame(BROADCAST, { op: 'OFFSET', groupId: op.groupId, offset: op.offset }),
-      part: { stage: 'offset' },
-    }),
-  );
+  const offsets = plan.ops.map((op): PlannedFrame => ({
+    ...frame(BROADCAST, { op: 'OFFSET', groupId: op.groupId, offset: op.offset }),
+    part: { stage: 'offset' },
+  }));
   detail.offset_packets = offsets.length;
   return [...offsets, ...children];
 }

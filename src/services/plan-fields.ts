@@ -24,7 +24,8 @@ export function effectiveUserFlags(
     const on = override[k] ?? (presetFlags & bit) !== 0;
     if (on) out |= bit;
   }
-  if (forceOffset !== undefined) out = forceOffset ? out | FLAG_BITS.offset_mode : out & ~FLAG_BITS.offset_mode;
+  if (forceOffset !== undefined)
+    out = forceOffset ? out | FLAG_BITS.offset_mode : out & ~FLAG_BITS.offset_mode;
   return out;
 }
 
@@ -64,8 +65,7 @@ export function controlFields(p: NativeEffectParams, prune: boolean): ControlFie
   COLORS.forEach((k, i) => {
     const c = p[k];
     if (c === undefined) return;
-    const forced =
-      paletteUsed && (p.palette === undefined || paletteForcesColor(p.palette, i as 0 | 1 | 2));
+    const forced = paletteUsed && (p.palette === undefined || paletteForcesColor(p.palette, i as 0 | 1 | 2));
     if (used(k) || forced) out[k] = c;
   });
   return out;

@@ -112,7 +112,12 @@ export class SceneRunner {
     let abortedAt: number | undefined;
     let cancelled = false;
     log.info(
-      { scene: req.key, draft: req.draft, actions: total, frames: plan.reduce((n, a) => n + a.frames.length, 0) },
+      {
+        scene: req.key,
+        draft: req.draft,
+        actions: total,
+        frames: plan.reduce((n, a) => n + a.frames.length, 0),
+      },
       'scene run started',
     );
     for (const action of plan) {
@@ -161,13 +166,30 @@ export class SceneRunner {
     const detail = Object.keys(a.detail).length > 0 ? { detail: { ...a.detail } } : {};
     const duration = (): number => Math.round(this.deps.clock.now() - t0);
     if (a.degraded) {
-      return { ...base, ok: false, state: 'degraded', degraded: true, error: a.degraded, duration_ms: 0, frames_sent: 0, ...detail };
+      return {
+        ...base,
+        ok: false,
+        state: 'degraded',
+        degraded: true,
+        error: a.degraded,
+        duration_ms: 0,
+        frames_sent: 0,
+        ...detail,
+      };
     }
     if (a.delayMs > 0) {
       try {
         await this.deps.clock.sleep(a.delayMs, signal);
       } catch {
-        return { ...base, ok: false, state: 'cancelled', error: 'cancelled', duration_ms: duration(), frames_sent: 0, ...detail };
+        return {
+          ...base,
+          ok: false,
+          state: 'cancelled',
+          error: 'cancelled',
+          duration_ms: duration(),
+          frames_sent: 0,
+          ...detail,
+        };
       }
     }
     let sent = 0;
@@ -177,9 +199,12 @@ export class SceneRunner {
       if (err === null) sent++;
       else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err}` : err);
     }
-    if (failures.length === 0) return { ...base, ok: true, state: 'ok', duration_ms: duration(), frames_sent: sent, ...detail };
+    if (failures.length === 0)
+      return { ...base, ok: true, state: 'ok', duration_ms: duration(), frames_sent: sent, ...detail };
     const error =
-      a.kind === 'offset_group' ? `offset_group_partial_failure: ${failures[0]}` : `send_failed: ${failures[0]}`;
+      a.kind === 'offset_group'
+        ? `offset_group_partial_failure: ${failures[0]}`
+        : `send_failed: ${failures[0]}`;
     this.deps.log.warn({ index: a.index, kind: a.kind, failures }, 'scene action failed');
     return {
       ...base,
@@ -222,7 +247,10 @@ export class SceneRunner {
       this.deps.bus.emit('scene_progress', ev);
     } catch (err) {
       // A listener must never affect the run.
-      this.deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'scene_progress listener threw');
+      this.deps.log.error(
+        { err: err instanceof Error ? err.message : String(err) },
+        'scene_progress listener threw',
+      );
     }
   }
 }

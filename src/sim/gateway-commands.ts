@@ -34,7 +34,12 @@ export interface GatewayCommandHost {
   /** RF changes touch the NVS copy and may reboot the gateway, so SimGateway keeps them. */
   setRf(persistFlag: number, rf: RfConfig): void;
   /** Reports what became of an M2N frame (observability only). */
-  noteM2N(typeFull: number, receiver: string, body: Uint8Array, outcome: 'tx' | 'rejected' | 'deferred'): void;
+  noteM2N(
+    typeFull: number,
+    receiver: string,
+    body: Uint8Array,
+    outcome: 'tx' | 'rejected' | 'deferred',
+  ): void;
 }
 
 export class GatewayCommands {

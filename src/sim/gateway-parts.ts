@@ -11,7 +11,13 @@ export interface GatewayEvents extends Record<string, unknown> {
    * `tx` it took the TX slot, `rejected` it was turned away, `deferred` a SYNC the gateway
    * rejected as TXPENDING and sends by itself once the slot frees.
    */
-  m2n: { typeFull: number; receiver: string; body: Uint8Array; outcome: 'tx' | 'rejected' | 'deferred'; at: number };
+  m2n: {
+    typeFull: number;
+    receiver: string;
+    body: Uint8Array;
+    outcome: 'tx' | 'rejected' | 'deferred';
+    at: number;
+  };
 }
 
 export interface GatewayTiming {
