@@ -23,6 +23,10 @@ import { HostWifiService } from './services/host-wifi.ts';
 import { LedPresetsService } from './services/led-presets.ts';
 import type { AppServices } from './services/index.ts';
 import { MasterView } from './services/master-view.ts';
+import { NativePresetService } from './services/native-presets.ts';
+import { loraInfo } from './services/cost-estimator.ts';
+import { sceneEditorSchema } from './services/scene-editor-schema.ts';
+import { SceneService } from './services/scenes.ts';
 import { StatusService } from './services/status.ts';
 import { startSimOnMemory, type SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -128,6 +132,10 @@ export async function startHost(
   const master = new MasterView(driver, bus, clock);
   const registry = new DeviceRegistry(store, driver, clock, log);
   const groups = new GroupService(store);
+  const nativePresets = new NativePresetService({ store, clock, log });
+  const scenes = new SceneService({ store, clock, log, presets: nativePresets });
+  const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
+  groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
   let phase: 'booting' | 'ready' = 'booting';
   const svc: AppServices = {
     clock,
@@ -145,7 +153,18 @@ export async function startHost(
     control: new ControlService({ store, driver, registry, groups, master, log }),
     wifi: new HostWifiService(cfg.wifi, overrides.runner ?? processRunner(), log),
     firmware: new FirmwareStore(cfg.dataDir, clock, log.child({ mod: 'uploads' })),
-    ledPresets: new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' })),
+    ledPresets,
+    nativePresets,
+    scenes,
+    sceneEditorSchema: () =>
+      sceneEditorSchema({
+        presets: nativePresets,
+        lora: () => {
+          const rs = driver.radioSettings();
+          return { ...loraInfo(rs.rf, rs.source) };
+        },
+        ledPresetOptions: () => ledPresets.options(),
+      }),
     phase: () => phase,
   };
   const unsubs = wireEvents(svc);

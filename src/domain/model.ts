@@ -4,6 +4,8 @@
  * `state.json`; runtime-only fields (online, last_seen_ts, …) are reset on load.
  */
 import type { Addr } from '../protocol/types.ts';
+import type { NativePreset } from './native-preset.ts';
+import type { Scene } from './scene-types.ts';
 
 export interface LastAck {
   ok: boolean;
@@ -57,10 +59,12 @@ export interface StateModel {
   devices: Device[];
   /** User groups in id order (ids 1..n); group 0 "Unconfigured" is implicit. */
   groups: Group[];
-  /** Opaque to this layer until the native-preset feature defines them. */
-  native_presets: unknown[];
-  /** Opaque to this layer until the scenes feature defines them. */
-  scenes: unknown[];
+  /** In creation order. */
+  native_presets: NativePreset[];
+  /** In creation order. */
+  scenes: Scene[];
+  /** Next record ids (absent = above every id in use); ids are never reused after a delete. */
+  next_ids?: { native_presets: number; scenes: number };
   settings: Settings;
 }
 
@@ -80,6 +84,7 @@ export const emptyState = (): StateModel => ({
   groups: [],
   native_presets: [],
   scenes: [],
+  next_ids: { native_presets: 0, scenes: 0 },
   settings: { led_presets_file: null },
 });
 

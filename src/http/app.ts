@@ -10,6 +10,8 @@ import { installSecurity, type SecurityOptions } from './security.ts';
 import { SseHub } from './sse.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { groupRoutes } from './routes/groups.ts';
+import { nativePresetRoutes } from './routes/native-presets.ts';
+import { sceneRoutes } from './routes/scenes.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
@@ -96,6 +98,8 @@ export async function buildApp(
       await api.register(groupRoutes(svc));
       await api.register(stateRoutes(svc));
       await api.register(uploadRoutes(svc));
+      await api.register(nativePresetRoutes(svc));
+      await api.register(sceneRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

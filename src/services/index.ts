@@ -14,6 +14,8 @@ import type { FirmwareStore } from './firmware-store.ts';
 import type { HostWifiService } from './host-wifi.ts';
 import type { LedPresetsService } from './led-presets.ts';
 import type { MasterView } from './master-view.ts';
+import type { NativePresetService } from './native-presets.ts';
+import type { SceneService } from './scenes.ts';
 import type { StatusService } from './status.ts';
 
 export interface AppServices {
@@ -35,6 +37,10 @@ export interface AppServices {
   firmware: FirmwareStore;
   /** LED preset files; `ledPresetOptions()` lists the active file's presets. */
   ledPresets: LedPresetsService;
+  nativePresets: NativePresetService;
+  scenes: SceneService;
+  /** Body of GET /api/scenes/editor-schema (without `ok`). */
+  sceneEditorSchema: () => Record<string, unknown>;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -14,6 +14,7 @@ import {
   type Device,
   type StateModel,
 } from '../domain/model.ts';
+import { loadNativePresets, loadScenes } from '../domain/library-load.ts';
 
 export const CURRENT_SCHEMA_VERSION = 2;
 
@@ -64,8 +65,13 @@ export const stateFileSchema = z.object({
   groups: z.array(
     z.object({ id: intRange(1, MAX_GROUP_ID), name: z.string().min(1), dev_type: intRange(0, 255) }),
   ),
+  // Checked record by record (library-load.ts): one bad preset or scene must not fail the file.
   native_presets: z.array(z.unknown()),
   scenes: z.array(z.unknown()),
+  next_ids: z
+    .object({ native_presets: z.number().int().min(0), scenes: z.number().int().min(0) })
+    .partial()
+    .optional(),
   settings: z.object({ led_presets_file: z.string().nullable() }),
 });
 
@@ -119,7 +125,12 @@ function migrateV1(raw: Record<string, unknown>): StateModel {
  * Parses any known version into the current model. Throws an Error describing the
  * problem when the content is not a state file of a known version.
  */
-export function migrateToCurrent(raw: unknown): { state: StateModel; fromVersion: number } {
+export function migrateToCurrent(raw: unknown): {
+  state: StateModel;
+  fromVersion: number;
+  /** Repairs made to stored records (for the log). */
+  notes: string[];
+} {
   if (!isRecord(raw)) throw new Error('state file is not a JSON object');
   const version = raw.schema_version ?? 1;
   if (version === 1) {
@@ -128,7 +139,7 @@ export function migrateToCurrent(raw: unknown): { state: StateModel; fromVersion
     if (!Array.isArray(raw.devices) && !Array.isArray(raw.groups)) {
       throw new Error('not a Lightnet state file (no devices or groups)');
     }
-    return { state: migrateV1(raw), fromVersion: 1 };
+    return { state: migrateV1(raw), fromVersion: 1, notes: [] };
   }
   if (version === CURRENT_SCHEMA_VERSION) {
     const parsed = stateFileSchema.safeParse(raw);
@@ -145,7 +156,18 @@ export function migrateToCurrent(raw: unknown): { state: StateModel; fromVersion
       throw new Error(`state file invalid at groups.${badGroup}.id: ids must be 1..n in order`);
     const badDevice = state.devices.findIndex((d) => d.groupId > state.groups.length);
     if (badDevice >= 0) throw new Error(`state file invalid at devices.${badDevice}.groupId: no such group`);
-    return { state: state as StateModel, fromVersion: CURRENT_SCHEMA_VERSION };
+    const presets = loadNativePresets(state.native_presets, state.next_ids?.native_presets);
+    const scenes = loadScenes(state.scenes, state.next_ids?.scenes);
+    return {
+      state: {
+        ...(state as Omit<StateModel, 'native_presets' | 'scenes' | 'next_ids'>),
+        native_presets: presets.items,
+        scenes: scenes.items,
+        next_ids: { native_presets: presets.next, scenes: scenes.next },
+      },
+      fromVersion: CURRENT_SCHEMA_VERSION,
+      notes: [...presets.notes, ...scenes.notes],
+    };
   }
   throw new Error(`unsupported state schema_version ${JSON.stringify(version)}`);
 }

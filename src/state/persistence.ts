@@ -17,6 +17,8 @@ export interface LoadResult {
   fromVersion: number;
   /** Set when something was wrong and the operator should know. */
   warning: string | null;
+  /** Stored records that were repaired or skipped while loading (logged as warnings). */
+  notes?: string[];
 }
 
 export interface StatePersistence {
@@ -65,6 +67,7 @@ export class FileStatePersistence implements StatePersistence {
         source: 'main',
         fromVersion: main.parsed.fromVersion,
         warning: null,
+        notes: main.parsed.notes,
       };
     }
     const backup = await tryRead(this.backupPath);
@@ -79,6 +82,7 @@ export class FileStatePersistence implements StatePersistence {
         source: 'backup',
         fromVersion: backup.parsed.fromVersion,
         warning,
+        notes: backup.parsed.notes,
       };
     }
     if (main.missing && backup.missing) {

@@ -113,6 +113,7 @@ export class Store {
     this.model = result.state;
     this.loadWarning = result.warning;
     if (result.warning) this.opts.log.error({ path: this.opts.persistence.path }, result.warning);
+    for (const note of result.notes ?? []) this.opts.log.warn({ note }, 'stored record repaired on load');
     // A migrated or restored state is written back in the current format right away.
     if (
       result.source === 'backup' ||
