@@ -15,11 +15,14 @@ import { sceneRoutes } from './routes/scenes.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
+import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 
 export interface AppOptions {
   prefix: string;
   security: SecurityOptions;
   bodyLimit?: number;
+  /** Built web UI folder (default: dist/ui of the project). */
+  uiDir?: string;
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -70,7 +73,9 @@ export async function buildApp(
     void reply.code(404).send({ ok: false, error: `not found: ${req.method} ${path}` });
   });
 
-  installSecurity(app, prefix, opts.security);
+  const uiDir = opts.uiDir ?? defaultUiDir();
+  const indexHtml = loadIndexHtml(uiDir, prefix);
+  installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
 
   // Until the state file is loaded, answers would be empty and changes would be lost.
   app.addHook('onRequest', async (req, reply) => {
@@ -105,14 +110,6 @@ export async function buildApp(
   );
 
   if (prefix) app.get('/', (_req, reply) => reply.redirect(`${prefix}/`));
-  app.get(`${prefix}/`, (_req, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .send(
-        `<!doctype html><meta charset="utf-8"><title>Lightnet</title><h1>Lightnet</h1>` +
-          `<p>The web UI is not built yet. The API lives under <code>${prefix}/api/</code> ` +
-          `(try <a href="${prefix}/api/devices">${prefix}/api/devices</a>), live events at <code>${prefix}/sse</code>.</p>`,
-      ),
-  );
+  await registerUi(app, prefix, uiDir, indexHtml);
   return { app, sse };
 }

@@ -8,6 +8,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export interface SecurityOptions {
   password: string | null;
+  /** The web UI's page for `<prefix>/login` (the UI's own login view); else a minimal form. */
+  loginHtml?: string | null;
 }
 
 const COOKIE = 'lightnet_session';
@@ -39,7 +41,8 @@ export function installSecurity(app: FastifyInstance, prefix: string, opts: Secu
     }
     if (!opts.password) return;
     const path = req.url.split('?')[0] ?? '';
-    if (open.has(path)) return;
+    // The UI's static bundle carries no data; the login page needs it before a session exists.
+    if (open.has(path) || path.startsWith(`${prefix}/assets/`)) return;
     const auth = req.headers.authorization;
     if (auth?.startsWith('Bearer ') && sameSecret(auth.slice(7), opts.password)) return;
     const token = cookieValue(req, COOKIE);
@@ -53,15 +56,18 @@ export function installSecurity(app: FastifyInstance, prefix: string, opts: Secu
   if (!opts.password) return;
   const password = opts.password;
 
+  const loginHtml = opts.loginHtml;
   app.get(`${prefix}/login`, (_req, reply) =>
     reply
       .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
       .send(
-        `<!doctype html><meta charset="utf-8"><title>Lightnet login</title>` +
-          `<form method="post" action="${prefix}/api/login"><label>Password <input type="password" name="password" autofocus></label>` +
-          `<button>Log in</button></form><script>document.querySelector('form').addEventListener('submit',async e=>{e.preventDefault();` +
-          `const r=await fetch(e.target.action,{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({password:e.target.password.value})});` +
-          `if(r.ok)location.href='${prefix}/';else alert('wrong password')})</script>`,
+        loginHtml ??
+          `<!doctype html><meta charset="utf-8"><title>Lightnet login</title>` +
+            `<form method="post" action="${prefix}/api/login"><label>Password <input type="password" name="password" autofocus></label>` +
+            `<button>Log in</button></form><script>document.querySelector('form').addEventListener('submit',async e=>{e.preventDefault();` +
+            `const r=await fetch(e.target.action,{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({password:e.target.password.value})});` +
+            `if(r.ok)location.href='${prefix}/';else alert('wrong password')})</script>`,
       ),
   );
 

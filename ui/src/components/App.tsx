@@ -1,0 +1,89 @@
+/** App shell: menu band, status bar, banners, the page, dialogs and toasts. */
+import { useEffect, useState } from 'preact/hooks';
+import { setUnauthorizedHandler } from '../api.ts';
+import { ConfirmHost } from '../dialogs/confirm.tsx';
+import { BatteryDialog } from '../dialogs/DeviceDialogs.tsx';
+import { SettingsDialog } from '../dialogs/SettingsDialog.tsx';
+import { startLive } from '../live.ts';
+import { installShortcuts, registerShortcut } from '../keys.ts';
+import { navigate, route } from '../router.ts';
+import { Banners } from './Banners.tsx';
+import { DevicesPage } from './DevicesPage.tsx';
+import { Login } from './Login.tsx';
+import { StatusBar } from './StatusBar.tsx';
+import { Toasts } from './Toasts.tsx';
+
+let started = false;
+function startOnce(): void {
+  if (started) return;
+  started = true;
+  installShortcuts();
+  startLive();
+}
+
+export function App() {
+  const [battery, setBattery] = useState(false);
+  const [settings, setSettings] = useState(false);
+  const r = route.value;
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      if (route.value !== 'login') navigate('login', true);
+    });
+    if (route.value !== 'login') startOnce();
+  }, []);
+  useEffect(() => registerShortcut('?', () => setSettings(true), 'Settings and shortcuts'), []);
+  if (r === 'login') {
+    return (
+      <Login
+        onDone={() => {
+          navigate('devices', true);
+          // A fresh start: the stream and the model were refused before login.
+          location.reload();
+        }}
+      />
+    );
+  }
+  return (
+    <div class="app">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="menu-band">
+        <span class="logo" aria-hidden="true">
+          ◭
+        </span>
+        <strong class="brand">Lightnet</strong>
+        <nav class="pages" aria-label="Pages">
+          <a
+            href="./"
+            class={r === 'devices' ? 'active' : ''}
+            aria-current={r === 'devices' ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate('devices');
+            }}
+          >
+            Devices
+          </a>
+        </nav>
+        <span class="spacer" />
+        <button
+          type="button"
+          class="ghost icon"
+          title="Settings and keyboard shortcuts (?)"
+          aria-label="Settings"
+          onClick={() => setSettings(true)}
+        >
+          ⚙
+        </button>
+      </header>
+      <StatusBar />
+      <Banners onShowBattery={() => setBattery(true)} />
+      <DevicesPage />
+      {battery && <BatteryDialog onClose={() => setBattery(false)} />}
+      {settings && <SettingsDialog onClose={() => setSettings(false)} />}
+      <ConfirmHost />
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+/** Banner strip: connection problems, simulated fleet, low battery. */
+import { useState } from 'preact/hooks';
+import { post } from '../api.ts';
+import { gateway, health, link, loadMaster } from '../store.ts';
+import { toastError } from '../toasts.ts';
+import { lowBattery } from './battery.ts';
+
+export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
+  const g = gateway.value;
+  const [retrying, setRetrying] = useState(false);
+  const low = lowBattery.value;
+  const retry = async () => {
+    setRetrying(true);
+    try {
+      await post('gateway/retry');
+    } catch (err) {
+      toastError('Retry failed', err);
+    } finally {
+      setRetrying(false);
+      void loadMaster().catch(() => {});
+    }
+  };
+  return (
+    <div class="banners">
+      {link.value === 'lost' && (
+        <div class="banner warn" role="alert" data-testid="banner-link">
+          Connection to host lost — reconnecting…
+        </div>
+      )}
+      {health.value?.phase === 'booting' && <div class="banner warn">Host starting…</div>}
+      {g && !g.ready && (
+        <div class="banner bad" role="alert" data-testid="banner-gateway">
+          Gateway not connected{g.last_error ? `: ${g.last_error}` : ''}
+          {typeof g.next_retry_in_s === 'number' ? ` — retrying in ${Math.ceil(g.next_retry_in_s)} s` : ''}
+          <button type="button" onClick={retry} disabled={retrying}>
+            {retrying ? 'Retrying…' : 'Retry connection'}
+          </button>
+        </div>
+      )}
+      {g?.transport === 'sim' && (
+        <div class="banner sim" data-testid="banner-sim">
+          Simulated fleet — no radio hardware is connected. Nothing you do here reaches real nodes.
+        </div>
+      )}
+      {low.length > 0 && (
+        <div class="banner amber" data-testid="banner-battery">
+          {low.length} device{low.length === 1 ? '' : 's'} reporting low battery
+          <button type="button" onClick={onShowBattery}>
+            Show device{low.length === 1 ? '' : 's'}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

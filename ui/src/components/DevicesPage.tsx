@@ -1,0 +1,255 @@
+/** The Devices page: group sidebar, toolbars and the device table. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { post } from '../api.ts';
+import { confirmAction } from '../dialogs/confirm.tsx';
+import {
+  ControlDialog,
+  DiscoverDialog,
+  NewGroupDialog,
+  ResyncDialog,
+  type ControlTarget,
+} from '../dialogs/DeviceDialogs.tsx';
+import { devices, groups, groupsById, taskRunning } from '../store.ts';
+import { toast, toastError } from '../toasts.ts';
+import type { Task } from '../types.ts';
+import { DeviceTable, search, selection, visibleDevices } from './DeviceTable.tsx';
+import { groupFilter, Sidebar } from './Sidebar.tsx';
+import { NodeCommand } from './NodeCommand.tsx';
+import { registerShortcut } from '../keys.ts';
+
+type DialogName = 'discover' | 'newGroup' | 'resync' | null;
+
+async function startTask(path: string, body: unknown, what: string): Promise<Task | null> {
+  try {
+    const r = await post<{ task: Task }>(path, body);
+    return r.task;
+  } catch (err) {
+    toastError(what, err);
+    return null;
+  }
+}
+
+export function statusAll(): void {
+  void startTask('status', {}, 'Get status failed');
+}
+
+export function DevicesPage() {
+  const [dialog, setDialog] = useState<DialogName>(null);
+  const [control, setControl] = useState<ControlTarget | null>(null);
+  const [moveTo, setMoveTo] = useState<string>('');
+  const searchRef = useRef<HTMLInputElement>(null);
+  const busy = taskRunning.value;
+  const busyTitle = busy ? 'Busy: a task is running' : '';
+  const existing = new Set(devices.value.map((d) => d.addr));
+  const selected = [...selection.value].filter((a) => existing.has(a));
+  const rows = visibleDevices();
+  const gf = groupFilter.value;
+  const currentGroup = gf === null ? null : groupsById.value.get(gf);
+  const one = selected.length === 1 ? devices.value.find((d) => d.addr === selected[0]) : undefined;
+
+  useEffect(() => {
+    const offs = [
+      registerShortcut('/', () => searchRef.current?.focus(), 'Search devices'),
+      registerShortcut('g', () => !taskRunning.value && statusAll(), 'Get status (all)'),
+    ];
+    return () => offs.forEach((off) => off());
+  }, []);
+  useEffect(() => registerShortcut('l', () => void locate(), 'Locate the selected devices'));
+
+  const locate = async () => {
+    if (!selected.length) return;
+    try {
+      const r = await post<{ count: number }>('devices/indicate', { macs: selected });
+      toast(`Locating ${r.count} device${r.count === 1 ? '' : 's'}…`);
+    } catch (err) {
+      toastError('Locate failed', err);
+    }
+  };
+  const move = async () => {
+    const gid = Number(moveTo);
+    const g = groupsById.value.get(gid);
+    if (!g || !selected.length) return;
+    const ok = await confirmAction({
+      title: 'Move devices',
+      body: `Move ${selected.length} device${selected.length === 1 ? '' : 's'} to '${g.name}'? Each online device gets a group-change packet and must acknowledge it (it strobes teal); offline devices get it when they are next heard.`,
+      confirm: 'Move',
+    });
+    if (ok) await startTask('devices/update-meta', { macs: selected, groupId: gid }, 'Move failed');
+  };
+  const save = async () => {
+    try {
+      await post('save');
+      toast('Saved');
+    } catch (err) {
+      toastError('Save failed', err);
+    }
+  };
+  const reload = async () => {
+    const ok = await confirmAction({
+      title: 'Reload from disk',
+      body: "Reload the host's state from disk? Changes not yet written are lost.",
+      confirm: 'Reload',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await post('reload');
+      toast('Reloaded state from disk');
+    } catch (err) {
+      toastError('Reload failed', err);
+    }
+  };
+
+  return (
+    <div class="work">
+      <Sidebar onNewGroup={() => setDialog('newGroup')} />
+      <main class="main" id="main">
+        <div class="title-row">
+          <h1>{currentGroup ? currentGroup.name : 'All devices'}</h1>
+          <span class="muted">
+            {rows.length} shown · {rows.filter((d) => d.online).length} online
+          </span>
+          <input
+            ref={searchRef}
+            type="search"
+            class="search"
+            placeholder="Search name, MAC, type, group  ( / )"
+            aria-label="Search devices"
+            value={search.value}
+            onInput={(e) => (search.value = e.currentTarget.value)}
+          />
+        </div>
+        <div class="toolbar" role="toolbar" aria-label="Device actions">
+          <button
+            type="button"
+            class="go"
+            onClick={() => setDialog('discover')}
+            disabled={busy}
+            title={busyTitle || 'Find new nodes'}
+          >
+            Discover…
+          </button>
+          <span class="btn-group">
+            <button
+              type="button"
+              onClick={statusAll}
+              disabled={busy}
+              title={busyTitle || 'Poll every device (g)'}
+            >
+              Status: all
+            </button>
+            <button
+              type="button"
+              onClick={() => void startTask('status', { selection: selected }, 'Get status failed')}
+              disabled={busy || !selected.length}
+              title={busyTitle || 'Poll the ticked devices'}
+            >
+              selection
+            </button>
+            <button
+              type="button"
+              onClick={() => gf !== null && void startTask('status', { groupId: gf }, 'Get status failed')}
+              disabled={busy || gf === null}
+              title={
+                busyTitle ||
+                (gf === null ? 'Pick a group in the sidebar' : `Poll group '${currentGroup?.name}'`)
+              }
+            >
+              group
+            </button>
+          </span>
+          <button
+            type="button"
+            onClick={() =>
+              setControl(
+                selected.length
+                  ? {
+                      macs: selected,
+                      label: selected.length === 1 ? (one?.name ?? '1 device') : `${selected.length} devices`,
+                    }
+                  : {
+                      groupId: gf ?? 255,
+                      label: currentGroup ? `group '${currentGroup.name}'` : 'all devices (broadcast)',
+                    },
+              )
+            }
+            title="Preset, brightness and flags for the selection (or the current group)"
+          >
+            Control…
+          </button>
+          <button
+            type="button"
+            onClick={locate}
+            disabled={!selected.length}
+            title="Flash the selected devices' LEDs (l)"
+          >
+            Locate
+          </button>
+          <button
+            type="button"
+            onClick={() => setDialog('resync')}
+            disabled={busy}
+            title={busyTitle || 'Re-send every stored group to the nodes'}
+          >
+            Re-sync groups…
+          </button>
+          <span class="spacer" />
+          <button
+            type="button"
+            onClick={save}
+            title="Write the state to disk now (it is also saved automatically)"
+          >
+            Save
+          </button>
+          <button
+            type="button"
+            onClick={reload}
+            disabled={busy}
+            title={busyTitle || 'Replace the in-memory state with the file on disk'}
+          >
+            Reload
+          </button>
+        </div>
+        <div class="toolbar" role="toolbar" aria-label="Selection actions">
+          <span class="muted" data-testid="selected-count">
+            {selected.length} selected
+          </span>
+          <label class="inline">
+            Move to
+            <select
+              value={moveTo}
+              onChange={(e) => setMoveTo(e.currentTarget.value)}
+              aria-label="Target group"
+            >
+              <option value="">group…</option>
+              {groups.value.map((g) => (
+                <option key={g.id} value={String(g.id)}>
+                  {g.id}: {g.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button
+            type="button"
+            onClick={move}
+            disabled={busy || !selected.length || moveTo === ''}
+            title={busyTitle}
+          >
+            Move
+          </button>
+          {selected.length > 0 && (
+            <button type="button" class="ghost" onClick={() => (selection.value = new Set())}>
+              Clear selection
+            </button>
+          )}
+          <NodeCommand device={one} />
+        </div>
+        <DeviceTable rows={rows} />
+      </main>
+      {dialog === 'discover' && <DiscoverDialog onClose={() => setDialog(null)} />}
+      {dialog === 'newGroup' && <NewGroupDialog onClose={() => setDialog(null)} />}
+      {dialog === 'resync' && <ResyncDialog onClose={() => setDialog(null)} />}
+      {control && <ControlDialog target={control} onClose={() => setControl(null)} />}
+    </div>
+  );
+}

@@ -1,0 +1,155 @@
+/**
+ * The one SSE stream per tab. Refresh tokens reload the matching parts of the model,
+ * task/master/gateway snapshots replace theirs. EventSource retries on its own after
+ * a dropped connection, but gives up for good when the host answers with an error
+ * (e.g. 503 while it boots after a restart), so a closed stream is reopened here with
+ * back-off. The stream has no replay: every (re)open re-fetches the whole model.
+ */
+import { apiUrl } from './api.ts';
+import {
+  gateway,
+  link,
+  loadAll,
+  loadGroups,
+  loadHealth,
+  loadEffectNames,
+  master,
+  scheduleDevices,
+  setTask,
+  task,
+} from './store.ts';
+import { toast, toastError } from './toasts.ts';
+import type { Gateway, Master, SceneProgress, Task } from './types.ts';
+import { describeTaskEnd } from './task-text.ts';
+
+type Listener<T> = (data: T) => void;
+const refreshListeners = new Map<string, Set<() => void>>();
+const progressListeners = new Set<Listener<SceneProgress>>();
+const taskListeners = new Set<Listener<Task>>();
+const reconnectListeners = new Set<() => void>();
+
+/** Pages register for their refresh tokens (scenes, native_presets, led_presets …). */
+export function onRefresh(token: string, fn: () => void): () => void {
+  const set = refreshListeners.get(token) ?? new Set();
+  set.add(fn);
+  refreshListeners.set(token, set);
+  return () => set.delete(fn);
+}
+export function onSceneProgress(fn: Listener<SceneProgress>): () => void {
+  progressListeners.add(fn);
+  return () => progressListeners.delete(fn);
+}
+export function onTask(fn: Listener<Task>): () => void {
+  taskListeners.add(fn);
+  return () => taskListeners.delete(fn);
+}
+/** Called after every reconnect, for pages that hold their own data. */
+export function onReconnect(fn: () => void): () => void {
+  reconnectListeners.add(fn);
+  return () => reconnectListeners.delete(fn);
+}
+
+let es: EventSource | null = null;
+let retryMs = 1000;
+let retryTimer: ReturnType<typeof setTimeout> | null = null;
+let everOpened = false;
+/** Task ids whose end was already announced (the stream re-sends the last task on connect). */
+const announced = new Set<number>();
+
+function parse<T>(e: MessageEvent): T | null {
+  try {
+    return JSON.parse(e.data as string) as T;
+  } catch {
+    return null;
+  }
+}
+
+function handleTask(t: Task): void {
+  const prev = task.value;
+  setTask(t);
+  for (const fn of taskListeners) fn(t);
+  if (t.state === 'running') return;
+  // Announce only ends we saw happen (not the stale snapshot sent on connect).
+  if (prev && prev.id === t.id && prev.state === 'running' && !announced.has(t.id)) {
+    announced.add(t.id);
+    const { text, ok } = describeTaskEnd(t);
+    toast(text, ok ? 'ok' : 'error');
+  }
+}
+
+function open(): void {
+  if (retryTimer) clearTimeout(retryTimer);
+  retryTimer = null;
+  es?.close();
+  const src = new EventSource(apiUrl('sse'));
+  es = src;
+  src.onopen = () => {
+    retryMs = 1000;
+    const wasLost = link.value === 'lost';
+    link.value = 'open';
+    void loadAll()
+      .then(() => {
+        for (const fn of reconnectListeners) fn();
+        if (wasLost && everOpened) toast('Connection to host re-established');
+        everOpened = true;
+      })
+      .catch((err) => toastError('Loading state failed', err));
+  };
+  src.onerror = () => {
+    if (es !== src) return;
+    link.value = 'lost';
+    if (src.readyState === EventSource.CLOSED) scheduleReopen();
+  };
+  src.addEventListener('refresh', (e) => {
+    const data = parse<{ what: string[] }>(e as MessageEvent);
+    for (const what of data?.what ?? []) {
+      if (what === 'devices') scheduleDevices();
+      else if (what === 'groups') void loadGroups().catch((err) => toastError('Loading groups failed', err));
+      else if (what === 'native_presets') void loadEffectNames();
+      for (const fn of refreshListeners.get(what) ?? []) fn();
+    }
+  });
+  src.addEventListener('task', (e) => {
+    const t = parse<Task>(e as MessageEvent);
+    if (t) handleTask(t);
+  });
+  src.addEventListener('master', (e) => {
+    const m = parse<Master>(e as MessageEvent);
+    if (m) master.value = m;
+  });
+  src.addEventListener('gateway', (e) => {
+    const g = parse<Gateway>(e as MessageEvent);
+    if (!g) return;
+    const was = gateway.value?.ready;
+    gateway.value = g;
+    if (was === false && g.ready) toast('Gateway connection re-established');
+  });
+  src.addEventListener('scene_progress', (e) => {
+    const p = parse<SceneProgress>(e as MessageEvent);
+    if (p) for (const fn of progressListeners) fn(p);
+  });
+}
+
+function scheduleReopen(): void {
+  if (retryTimer) return;
+  retryTimer = setTimeout(async () => {
+    retryTimer = null;
+    try {
+      const h = await loadHealth();
+      if (h.phase !== 'ready') throw new Error('booting');
+      open();
+    } catch {
+      retryMs = Math.min(retryMs * 2, 10_000);
+      scheduleReopen();
+    }
+  }, retryMs);
+}
+
+export function startLive(): void {
+  open();
+  // Release the connection at once when the tab goes away (browsers cap them per host).
+  addEventListener('pagehide', () => es?.close());
+  addEventListener('pageshow', (e) => {
+    if ((e as PageTransitionEvent).persisted) open();
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * The UI's model: signals filled from the API and kept current by the SSE stream.
+ * Device reloads are coalesced and patched in place (unchanged rows keep their
+ * object identity, so only changed rows re-render and flash).
+ */
+import { computed, signal } from '@preact/signals';
+import { get } from './api.ts';
+import { sameRecord } from './format.ts';
+import type { Device, Gateway, Group, Health, Master, Task } from './types.ts';
+import { toastError } from './toasts.ts';
+
+export const devices = signal<Device[]>([]);
+export const groups = signal<Group[]>([]);
+export const master = signal<Master | null>(null);
+export const gateway = signal<Gateway | null>(null);
+export const task = signal<Task | null>(null);
+/** Wall time (ms) at which the current task snapshot arrived, to tick its elapsed time. */
+export const taskReceivedAt = signal(0);
+export const health = signal<Health | null>(null);
+/** SSE link: 'connecting' before the first open, 'open', 'lost' while reconnecting. */
+export const link = signal<'connecting' | 'open' | 'lost'>('connecting');
+/** Devices whose row changed in the last reload (for the flash), by addr → change time. */
+export const changedAt = signal<Map<string, number>>(new Map());
+/** Effect names by id (from the native-preset schema, when the host offers it). */
+export const effectNames = signal<Map<number, string>>(new Map());
+/** Ticks every 5 s so relative times stay fresh. */
+export const nowS = signal(Date.now() / 1000);
+setInterval(() => (nowS.value = Date.now() / 1000), 5000);
+
+export const groupsById = computed(() => new Map(groups.value.map((g) => [g.id, g])));
+export const onlineByGroup = computed(() => {
+  const m = new Map<number, number>();
+  for (const d of devices.value) if (d.online) m.set(d.groupId, (m.get(d.groupId) ?? 0) + 1);
+  return m;
+});
+export const taskRunning = computed(() => task.value?.state === 'running');
+
+function patchDevices(next: Device[]): void {
+  const old = new Map(devices.value.map((d) => [d.addr, d]));
+  const changed = new Map(changedAt.value);
+  const now = Date.now();
+  let anyChange = next.length !== devices.value.length;
+  const merged = next.map((d) => {
+    const prev = old.get(d.addr);
+    if (prev && sameRecord(prev, d)) return prev;
+    anyChange = true;
+    if (prev) changed.set(d.addr, now);
+    return d;
+  });
+  if (!anyChange) return;
+  for (const [k, t] of changed) if (now - t > 2000) changed.delete(k);
+  changedAt.value = changed;
+  devices.value = merged;
+}
+
+export async function loadDevices(): Promise<void> {
+  const r = await get<{ devices: Device[] }>('devices');
+  patchDevices(r.devices);
+}
+
+export async function loadGroups(): Promise<void> {
+  const r = await get<{ groups: Group[] }>('groups');
+  groups.value = r.groups;
+}
+
+export async function loadMaster(): Promise<void> {
+  const r = await get<{ master: Master; task: Task | null; gateway: Gateway }>('master');
+  master.value = r.master;
+  gateway.value = r.gateway;
+  setTask(r.task);
+}
+
+export async function loadHealth(): Promise<Health> {
+  const r = await get<Health>('health');
+  health.value = r;
+  return r;
+}
+
+/** Effect names from the native-preset schema's mode options, if that route exists. */
+export async function loadEffectNames(): Promise<void> {
+  try {
+    const r = await get<{ schema: unknown }>('native-presets/schema');
+    effectNames.value = extractEffectNames(r.schema);
+  } catch {
+    /* optional: the table then shows effect ids */
+  }
+}
+
+function extractEffectNames(schema: unknown): Map<number, string> {
+  const out = new Map<number, string>();
+  const visit = (node: unknown, depth: number): void => {
+    if (!node || typeof node !== 'object' || depth > 4) return;
+    const o = node as Record<string, unknown>;
+    const mode = (o.mode ?? (o.fields as Record<string, unknown> | undefined)?.mode) as
+      Record<string, unknown> | undefined;
+    const opts = mode?.options;
+    if (Array.isArray(opts)) {
+      for (const op of opts as Record<string, unknown>[]) {
+        const v = Number(op.value ?? op.id);
+        const l = op.label ?? op.name;
+        if (Number.isFinite(v) && typeof l === 'string') out.set(v, l);
+      }
+      return;
+    }
+    for (const v of Object.values(o)) visit(v, depth + 1);
+  };
+  visit(schema, 0);
+  return out;
+}
+
+export function setTask(t: Task | null): void {
+  task.value = t;
+  taskReceivedAt.value = Date.now();
+}
+
+let devTimer: ReturnType<typeof setTimeout> | null = null;
+let devInFlight = false;
+let devAgain = false;
+
+/** A reload at most every 250 ms however many refresh tokens arrive. */
+export function scheduleDevices(): void {
+  if (devTimer) return;
+  devTimer = setTimeout(async () => {
+    devTimer = null;
+    if (devInFlight) {
+      devAgain = true;
+      return;
+    }
+    devInFlight = true;
+    try {
+      await loadDevices();
+    } catch (err) {
+      toastError('Loading devices failed', err);
+    } finally {
+      devInFlight = false;
+      if (devAgain) {
+        devAgain = false;
+        scheduleDevices();
+      }
+    }
+  }, 250);
+}
+
+/** Everything the Devices page needs (after opening and after every reconnect). */
+export async function loadAll(): Promise<void> {
+  await Promise.all([loadMaster(), loadGroups(), loadDevices()]);
+}

@@ -1,0 +1,64 @@
+/** Human words for tasks: names, progress lines, end-of-task toasts. */
+import type { Task } from './types.ts';
+
+export const TASK_LABEL: Record<string, string> = {
+  discover: 'Discovery',
+  status: 'Status poll',
+  bulk_set_group: 'Move to group',
+  force_groups: 'Re-sync groups',
+  special_config: 'Option write',
+  presets_download: 'Preset download',
+  fwupdate: 'Firmware update',
+};
+
+export const taskLabel = (name: string): string => TASK_LABEL[name] ?? name;
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** "3/12" when the task reports an index and a total. */
+export function taskProgress(t: Task): { index: number; total: number } | null {
+  const index = num(t.meta.index);
+  const total = num(t.meta.total);
+  return index !== null && total !== null && total > 0 ? { index, total } : null;
+}
+
+export function taskMessage(t: Task): string {
+  const m = t.meta.message;
+  if (typeof m === 'string' && m) return m;
+  const stage = t.meta.stage;
+  return typeof stage === 'string' ? stage : '';
+}
+
+export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
+  const label = taskLabel(t.name);
+  if (t.state === 'error') {
+    return {
+      text:
+        t.last_error === 'cancelled'
+          ? `${label} cancelled`
+          : `${label} failed: ${t.last_error ?? 'unknown error'}`,
+      ok: false,
+    };
+  }
+  const r = (t.result ?? {}) as Record<string, unknown>;
+  switch (t.name) {
+    case 'discover': {
+      const found = num(r.found) ?? 0;
+      return { text: `Discovered ${found} device${found === 1 ? '' : 's'}`, ok: true };
+    }
+    case 'status': {
+      const off = num(r.offline);
+      return { text: `Status: ${num(r.updated) ?? 0} answered${off ? `, ${off} offline` : ''}`, ok: true };
+    }
+    case 'bulk_set_group':
+    case 'force_groups': {
+      const parts = [`${num(r.changed) ?? 0} changed`];
+      if (num(r.skipped_offline)) parts.push(`${r.skipped_offline} offline (pending)`);
+      if (num(r.timed_out)) parts.push(`${r.timed_out} timed out`);
+      const ok = !num(r.timed_out);
+      return { text: `${label}: ${parts.join(', ')}`, ok };
+    }
+    default:
+      return { text: `${label} done`, ok: true };
+  }
+}

@@ -1,0 +1,88 @@
+/** Shapes of the host's public API (spec/host-api.md plus README decisions). */
+
+export interface Device {
+  addr: string;
+  full_mac: string | null;
+  name: string;
+  dev_type: number;
+  dev_type_name: string;
+  dev_type_caps: string[];
+  caps: number;
+  groupId: number;
+  group_pending?: boolean;
+  flags: number;
+  configByte: number;
+  presetId: number;
+  effectId: number;
+  brightness: number;
+  specials: Record<string, unknown>;
+  voltage_mV: number;
+  node_rssi: number;
+  node_snr: number;
+  host_rssi: number;
+  host_snr: number;
+  version: number;
+  last_seen_ts: number | null;
+  online: boolean;
+}
+
+export interface Group {
+  id: number;
+  name: string;
+  static: boolean;
+  dev_type: number;
+  device_count: number;
+  caps_in_group: Record<string, number>;
+}
+
+export type TaskState = 'running' | 'done' | 'error';
+
+export interface Task {
+  id: number;
+  name: string;
+  state: TaskState;
+  started_ts: number;
+  ended_ts: number | null;
+  meta: Record<string, unknown>;
+  last_error: string | null;
+  result: unknown;
+  elapsed_s?: number;
+  cancel_requested?: boolean;
+}
+
+export interface Master {
+  state: string;
+  state_byte: number;
+  state_metadata_ms: number;
+  last_event: string;
+  last_event_ts: number;
+  last_error: string | null;
+}
+
+export interface Gateway {
+  ready: boolean;
+  last_error: string | null;
+  failure_count: number;
+  transport?: string;
+  port?: string | null;
+  gateway_mac?: string | null;
+  next_retry_in_s?: number | null;
+  stats?: Record<string, number>;
+}
+
+export interface Health {
+  ok: boolean;
+  ts: number;
+  phase: 'booting' | 'ready';
+  warnings?: string[];
+}
+
+export interface SceneProgress {
+  key: string;
+  index: number;
+  total: number;
+  phase: 'start' | 'end';
+  ok?: boolean;
+  error?: string;
+  action_kind: string;
+}
