@@ -162,14 +162,7 @@ export function fitFormula(table: readonly { id: number; offset_ms: number }[]):
   return null;
 }
 
-interface Candidate {
-  strategy: OffsetStrategy;
-  ops: OffsetOp[];
-  settled: boolean;
-  fitted: Formula | null;
-}
-
-const bytesOf = (ops: readonly OffsetOp[]): number =>
+export const offsetBytes = (ops: readonly OffsetOp[]): number =>
   ops.reduce((n, op) => n + OFFSET_BODY_BYTES[op.offset.mode], 0);
 
 function perGroup(groups: readonly number[], spec: OffsetSpec, sparse: boolean): OffsetOp[] {
@@ -180,8 +173,12 @@ function perGroup(groups: readonly number[], spec: OffsetSpec, sparse: boolean):
   );
 }
 
-/** Chooses the OPC_OFFSET packets of one offset_group container. */
-export function planOffsets(input: OffsetInput): OffsetPlan {
+/**
+ * Every candidate for one offset_group container, in tie-break order (A, B, C). The
+ * planner may weigh them together with the children they allow (a settled candidate lets
+ * a child go out as one broadcast).
+ */
+export function offsetCandidates(input: OffsetInput): OffsetPlan[] {
   const { participants, known, offset, optimize } = input;
   const all = participants === 'all';
   const list = all ? known : participants;
@@ -189,44 +186,50 @@ export function planOffsets(input: OffsetInput): OffsetPlan {
   const fitted = optimize && offset.mode === 'explicit' ? fitFormula(offset.values) : null;
   const formula = specFormula(offset) ?? fitted;
   const isFormula = formula !== null && formula.mode !== 'NONE';
-  const candidates: Candidate[] = [];
+  const out: OffsetPlan[] = [];
 
   // A: the container reaches every node (broadcast, or — ours — every known group).
   if (formula && (all || (optimize && covers))) {
-    candidates.push({
+    out.push({
       strategy: 'A',
       ops: [{ groupId: BROADCAST_GROUP, offset: formula }],
-      settled: true,
       fitted,
+      knownGroupsSettled: true,
     });
   }
   if (list.length > 0) {
     const ops = perGroup(list, offset, !all);
-    candidates.push({ strategy: 'B', ops, settled: all || covers, fitted: null });
+    out.push({ strategy: 'B', ops, fitted: null, knownGroupsSettled: all || covers });
   }
   if (!all && isFormula && known.length > 0) {
     const outside = known.filter((g) => !participants.includes(g));
-    candidates.push({
+    out.push({
       strategy: 'C',
       ops: [
         { groupId: BROADCAST_GROUP, offset: formula },
         ...outside.map((g): OffsetOp => ({ groupId: g, offset: { mode: 'NONE' } })),
       ],
-      settled: true,
       fitted,
+      knownGroupsSettled: true,
     });
   }
-  let best: Candidate | null = null;
-  for (const c of candidates) {
+  return out;
+}
+
+export const NO_OFFSETS: OffsetPlan = { strategy: null, ops: [], fitted: null, knownGroupsSettled: false };
+
+/** The cheapest candidate by its own packets, then body bytes, then A before B before C. */
+export function planOffsets(input: OffsetInput): OffsetPlan {
+  let best: OffsetPlan | null = null;
+  for (const c of offsetCandidates(input)) {
     if (
       !best ||
       c.ops.length < best.ops.length ||
-      (c.ops.length === best.ops.length && bytesOf(c.ops) < bytesOf(best.ops))
+      (c.ops.length === best.ops.length && offsetBytes(c.ops) < offsetBytes(best.ops))
     )
       best = c;
   }
-  if (!best) return { strategy: null, ops: [], fitted: null, knownGroupsSettled: false };
-  return { strategy: best.strategy, ops: best.ops, fitted: best.fitted, knownGroupsSettled: best.settled };
+  return best ?? NO_OFFSETS;
 }
 
 /** Wire-path names of the original's result detail, by strategy. */

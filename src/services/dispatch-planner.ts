@@ -20,7 +20,14 @@ import type {
   SceneAction,
   StartblockAction,
 } from '../domain/scene-types.ts';
-import { planOffsets, WIRE_PATH, type OffsetPlan } from '../domain/offset-optimizer.ts';
+import {
+  NO_OFFSETS,
+  offsetBytes,
+  offsetCandidates,
+  planOffsets,
+  WIRE_PATH,
+  type OffsetPlan,
+} from '../domain/offset-optimizer.ts';
 import { buildControlFlags, SYNC_FLAG_TRIGGER_ARMED } from '../protocol/flags.ts';
 import { encodeRequestBody } from '../protocol/packets.ts';
 import { BROADCAST, type Addr, type M2NRequest } from '../protocol/types.ts';
@@ -211,51 +218,78 @@ function startblockFrames(env: Env, a: StartblockAction): PlannedFrame[] {
   return out;
 }
 
-function offsetGroupFrames(env: Env, a: OffsetGroupAction, detail: Record<string, unknown>): PlannedFrame[] {
+interface ContainerPlan {
+  offsets: OffsetPlan;
+  children: PlannedFrame[];
+  rows: Record<string, unknown>[];
+  failures: string[];
+}
+
+/** Children's frames after a given phase 1 (its settledness decides the broadcast collapse). */
+function containerPlan(env: Env, a: OffsetGroupAction, offsets: OffsetPlan): ContainerPlan {
   const participants = a.target.kind === 'broadcast' ? ('all' as const) : a.target.value;
-  const plan: OffsetPlan = planOffsets({
-    participants,
-    known: env.known,
-    offset: a.offset,
-    optimize: env.ctx.optimize,
-  });
   const formulaMode = a.offset.mode !== 'none';
-  detail.wire_path = plan.strategy ? WIRE_PATH[plan.strategy] : 'none';
-  detail.offset_mode = a.offset.mode;
-  if (plan.fitted) detail.fitted_formula = plan.fitted;
   // A child addressed to exactly the participants reaches exactly them as one broadcast
   // with OFFSET_MODE set, once every known group is configured or was sent NONE (§6.4).
   const childBroadcastOk = (groups: number[]): boolean =>
     coversKnown(env, groups) ||
     (env.collapse &&
       formulaMode &&
-      plan.knownGroupsSettled &&
+      offsets.knownGroupsSettled &&
       participants !== 'all' &&
       sameSet(groups, participants));
-  const children: PlannedFrame[] = [];
-  const childRows: Record<string, unknown>[] = [];
-  const failures: string[] = [];
+  const out: ContainerPlan = { offsets, children: [], rows: [], failures: [] };
   a.actions.forEach((child, i) => {
     try {
       const frames = effectFrames(env, child, formulaMode, childBroadcastOk, {});
-      for (const f of frames) children.push({ ...f, part: { stage: 'child', child: i } });
-      childRows.push({ index: i, kind: child.kind, packets: frames.length });
+      for (const f of frames) out.children.push({ ...f, part: { stage: 'child', child: i } });
+      out.rows.push({ index: i, kind: child.kind, packets: frames.length });
     } catch (err) {
       if (!(err instanceof Degraded)) throw err;
-      failures.push(`child ${i}: ${err.message}`);
-      childRows.push({ index: i, kind: child.kind, error: err.message });
+      out.failures.push(`child ${i}: ${err.message}`);
+      out.rows.push({ index: i, kind: child.kind, error: err.message });
     }
   });
-  detail.children = childRows;
+  return out;
+}
+
+const planBytes = (p: ContainerPlan): number =>
+  offsetBytes(p.offsets.ops) + p.children.reduce((n, f) => n + f.body.length, 0);
+const planPackets = (p: ContainerPlan): number => p.offsets.ops.length + p.children.length;
+
+function offsetGroupFrames(env: Env, a: OffsetGroupAction, detail: Record<string, unknown>): PlannedFrame[] {
+  const input = {
+    participants: a.target.kind === 'broadcast' ? ('all' as const) : a.target.value,
+    known: env.known,
+    offset: a.offset,
+    optimize: env.ctx.optimize,
+  };
+  let best: ContainerPlan;
+  if (!env.ctx.optimize) best = containerPlan(env, a, planOffsets(input));
+  else {
+    // Ours: weigh each phase-1 candidate together with the children it lets us collapse
+    // (a few more NONE packets can save a packet per participating group).
+    const options = offsetCandidates(input).map((c) => containerPlan(env, a, c));
+    best = options[0] ?? containerPlan(env, a, NO_OFFSETS);
+    for (const o of options.slice(1)) {
+      const d = planPackets(o) - planPackets(best);
+      if (d < 0 || (d === 0 && planBytes(o) < planBytes(best))) best = o;
+    }
+  }
+  const plan = best.offsets;
+  detail.wire_path = plan.strategy ? WIRE_PATH[plan.strategy] : 'none';
+  detail.offset_mode = a.offset.mode;
+  if (plan.fitted) detail.fitted_formula = plan.fitted;
+  detail.children = best.rows;
   // One unresolved child makes the whole container send nothing (as the original does):
   // half a cascade is worse than none.
-  if (failures.length > 0) throw new Degraded('degraded', { ...detail, errors: failures });
+  if (best.failures.length > 0) throw new Degraded('degraded', { ...detail, errors: best.failures });
   const offsets = plan.ops.map((op): PlannedFrame => ({
     ...frame(BROADCAST, { op: 'OFFSET', groupId: op.groupId, offset: op.offset }),
     part: { stage: 'offset' },
   }));
   detail.offset_packets = offsets.length;
-  return [...offsets, ...children];
+  return [...offsets, ...best.children];
 }
 
 function planOne(env: Env, a: SceneAction, index: number): PlannedAction {
