@@ -27,6 +27,8 @@ import { NativePresetService } from './services/native-presets.ts';
 import { loraInfo } from './services/cost-estimator.ts';
 import { sceneEditorSchema } from './services/scene-editor-schema.ts';
 import { SceneService } from './services/scenes.ts';
+import { SceneDispatchService } from './services/scene-dispatch.ts';
+import { SceneRunner } from './services/scene-runner.ts';
 import { StatusService } from './services/status.ts';
 import { startSimOnMemory, type SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -136,6 +138,7 @@ export async function startHost(
   const scenes = new SceneService({ store, clock, log, presets: nativePresets });
   const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
   groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
+  const sceneRunner = new SceneRunner({ driver, clock, bus, log: log.child({ mod: 'scenes' }) });
   let phase: 'booting' | 'ready' = 'booting';
   const svc: AppServices = {
     clock,
@@ -165,6 +168,13 @@ export async function startHost(
         },
         ledPresetOptions: () => ledPresets.options(),
       }),
+    sceneDispatch: new SceneDispatchService({
+      scenes,
+      presets: nativePresets,
+      registry,
+      driver,
+      runner: sceneRunner,
+    }),
     phase: () => phase,
   };
   const unsubs = wireEvents(svc);
@@ -244,6 +254,8 @@ async function shutdown(
 ): Promise<void> {
   const { log } = svc;
   sse.close();
+  // A scene run holds its request open: stop it, so closing the server need not wait.
+  svc.sceneDispatch.cancel();
   const closing = app.close();
   if (svc.tasks.cancel()) {
     log.info({}, 'cancelling the running task for shutdown');

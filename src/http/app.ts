@@ -12,6 +12,7 @@ import { deviceRoutes } from './routes/devices.ts';
 import { groupRoutes } from './routes/groups.ts';
 import { nativePresetRoutes } from './routes/native-presets.ts';
 import { sceneRoutes } from './routes/scenes.ts';
+import { sceneRunRoutes } from './routes/scene-run.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
@@ -105,6 +106,7 @@ export async function buildApp(
       await api.register(uploadRoutes(svc));
       await api.register(nativePresetRoutes(svc));
       await api.register(sceneRoutes(svc));
+      await api.register(sceneRunRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

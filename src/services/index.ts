@@ -16,6 +16,7 @@ import type { LedPresetsService } from './led-presets.ts';
 import type { MasterView } from './master-view.ts';
 import type { NativePresetService } from './native-presets.ts';
 import type { SceneService } from './scenes.ts';
+import type { SceneDispatchService } from './scene-dispatch.ts';
 import type { StatusService } from './status.ts';
 
 export interface AppServices {
@@ -41,6 +42,8 @@ export interface AppServices {
   scenes: SceneService;
   /** Body of GET /api/scenes/editor-schema (without `ok`). */
   sceneEditorSchema: () => Record<string, unknown>;
+  /** Scene estimate, run and cancel. */
+  sceneDispatch: SceneDispatchService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -92,7 +92,7 @@ export class SceneDispatchService {
     const actions = draft ? this.deps.scenes.validateActions(body.actions) : (stored?.actions ?? []);
     const label = draft ? draftLabel(body.label) : (stored?.label ?? key);
     const stopOnError = parseStop(body.stop_on_error, stored?.stop_on_error ?? true);
-    return this.deps.runner.run({ key, label, actions, stopOnError, draft });
+    return this.deps.runner.run({ key, label, actions, stopOnError, draft, context: this.planContext() });
   }
 
   cancel(): { cancelled: boolean; scene: string | null } {

@@ -51,6 +51,8 @@ export interface RunRequest {
   actions: readonly SceneAction[];
   stopOnError: boolean;
   draft: boolean;
+  /** The planner's view of the store at the start of the run. */
+  context: PlanContext;
 }
 
 export interface SceneRunnerDeps {
@@ -58,8 +60,6 @@ export interface SceneRunnerDeps {
   clock: Clock;
   bus: EventBus;
   log: Logger;
-  /** The planner's view of the store right now (devices, presets), optimizations on. */
-  planContext(): PlanContext;
 }
 
 /** How long a scene frame may wait in the driver's queue before it is dropped. */
@@ -98,7 +98,7 @@ export class SceneRunner {
     const abort = new AbortController();
     this.current = { key: req.key, abort };
     try {
-      return await this.execute(req, planScene(req.actions, this.deps.planContext()), abort.signal);
+      return await this.execute(req, planScene(req.actions, req.context), abort.signal);
     } finally {
       this.current = null;
     }
