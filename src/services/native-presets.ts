@@ -4,7 +4,7 @@
  * (→ SSE refresh `native_presets`); a refused request changes nothing.
  */
 import type { Clock } from '../clock.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { isoSeconds, slugify, uniqueKey } from '../domain/keys.ts';
 import { effectOptions, paletteOptions, PALETTE_COLOR_RULES } from '../domain/led-effects.ts';
 import {
@@ -19,8 +19,10 @@ import {
   type NativeParamField,
   type NativePreset,
 } from '../domain/native-preset.ts';
+import type { SceneAction } from '../domain/scene-types.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../state/store.ts';
+import { checkFields, nonEmptyLabel, optionalKey, requiredLabel, sameKey } from './library-input.ts';
 
 export interface PresetInput {
   label?: unknown;
@@ -51,6 +53,8 @@ export function nativeEffectUi(): Record<NativeParamField, Record<string, unknow
 export const flagList = (): { key: string; label: string }[] =>
   FLAG_KEYS.map((key) => ({ key, label: FLAG_LABELS[key] }));
 
+const PRESET_FIELDS = ['label', 'key', 'params', 'flags'];
+
 export class NativePresetService {
   constructor(private readonly deps: { store: Store; clock: Clock; log: Logger }) {}
 
@@ -69,18 +73,18 @@ export class NativePresetService {
   }
 
   create(body: PresetInput): NativePreset {
+    checkFields(body, PRESET_FIELDS);
     const label = requiredLabel(body.label);
     const params = fullPresetParams(parseEffectParams(body.params, 'params'));
     const flags = parsePresetFlags(body.flags, 'flags');
-    if (body.key !== undefined && body.key !== null && typeof body.key !== 'string')
-      throw new ValidationError('key: must be a string');
-    const wanted = typeof body.key === 'string' && body.key.trim() ? body.key : label;
-    return this.insert(label, slugify(wanted, 'preset'), params, flags);
+    return this.insert(label, slugify(optionalKey(body.key) ?? label, 'preset'), params, flags);
   }
 
   update(key: string, body: PresetInput): NativePreset {
     const p = this.find(key);
     // Everything is checked before anything changes: no half-applied update.
+    checkFields(body, PRESET_FIELDS);
+    sameKey(body.key, key);
     const label = body.label === undefined ? p.label : nonEmptyLabel(body.label);
     const params =
       body.params === undefined ? p.params : fullPresetParams(parseEffectParams(body.params, 'params'));
@@ -93,16 +97,30 @@ export class NativePresetService {
     return copy(p);
   }
 
-  remove(key: string): void {
+  /**
+   * Deletes the preset; returns the keys of scenes that still reference it (their
+   * actions will fail at run time with preset_not_found until edited).
+   */
+  remove(key: string): { referenced_by: string[] } {
     const p = this.find(key);
-    this.deps.store.mutate(['NATIVE_PRESETS'], (s) => {
+    const { store } = this.deps;
+    const refs = (a: SceneAction): boolean =>
+      (a.kind === 'native_preset' &&
+        a.params.presetId !== undefined &&
+        resolvePresetRef(a.params.presetId, store.state.native_presets) === p) ||
+      (a.kind === 'offset_group' && a.actions.some(refs));
+    const referenced_by = store.state.scenes.filter((s) => s.actions.some(refs)).map((s) => s.key);
+    store.mutate(['NATIVE_PRESETS'], (s) => {
       s.native_presets = s.native_presets.filter((x) => x !== p);
     });
-    this.deps.log.info({ key, id: p.id }, 'native preset deleted');
+    this.deps.log.info({ key, id: p.id, referenced_by }, 'native preset deleted');
+    return { referenced_by };
   }
 
-  duplicate(key: string, labelIn: unknown): NativePreset {
+  duplicate(key: string, body: { label?: unknown }): NativePreset {
     const src = this.find(key);
+    checkFields(body, ['label']);
+    const labelIn = body.label;
     const label =
       labelIn === undefined || labelIn === null || labelIn === ''
         ? `${src.label} copy`
@@ -147,24 +165,4 @@ export class NativePresetService {
 
 function copy(p: NativePreset): NativePreset {
   return structuredClone(p);
-}
-
-/** Create/duplicate: a string that is not blank. */
-export function requiredLabel(v: unknown): string {
-  if (typeof v !== 'string' || !v.trim()) throw new ValidationError('label: is required');
-  return checkLength(v.trim());
-}
-
-/** Update: when given, a string that is not blank. */
-export function nonEmptyLabel(v: unknown): string {
-  if (typeof v !== 'string') throw new ValidationError('label: must be a string');
-  if (!v.trim()) throw new ValidationError('label: must not be empty');
-  return checkLength(v.trim());
-}
-
-export const MAX_LABEL = 200;
-
-function checkLength(label: string): string {
-  if (label.length > MAX_LABEL) throw new ValidationError(`label: at most ${MAX_LABEL} characters`);
-  return label;
 }

@@ -5,14 +5,15 @@
  * nothing. Running and estimating scenes live in the scene runner / planner.
  */
 import type { Clock } from '../clock.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { asBool } from '../domain/input.ts';
 import { isoSeconds, slugify, uniqueKey } from '../domain/keys.ts';
 import { validateSceneActions, type Scene, type SceneAction } from '../domain/scene.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../state/store.ts';
 import { renumberActions } from '../domain/scene-renumber.ts';
-import { nonEmptyLabel, requiredLabel, type NativePresetService } from './native-presets.ts';
+import type { NativePresetService } from './native-presets.ts';
+import { checkFields, nonEmptyLabel, optionalKey, requiredLabel, sameKey } from './library-input.ts';
 
 export interface SceneInput {
   label?: unknown;
@@ -20,6 +21,8 @@ export interface SceneInput {
   actions?: unknown;
   stop_on_error?: unknown;
 }
+
+const SCENE_FIELDS = ['label', 'key', 'actions', 'stop_on_error'];
 
 export class SceneService {
   constructor(
@@ -51,18 +54,18 @@ export class SceneService {
   }
 
   create(body: SceneInput): Scene {
+    checkFields(body, SCENE_FIELDS);
     const label = requiredLabel(body.label);
     const actions = this.validateActions(body.actions);
     const stop = parseStop(body.stop_on_error, true);
-    if (body.key !== undefined && body.key !== null && typeof body.key !== 'string')
-      throw new ValidationError('key: must be a string');
-    const wanted = typeof body.key === 'string' && body.key.trim() ? body.key : label;
-    return this.insert(label, slugify(wanted, 'scene'), actions, stop);
+    return this.insert(label, slugify(optionalKey(body.key) ?? label, 'scene'), actions, stop);
   }
 
   update(key: string, body: SceneInput): Scene {
     const sc = this.find(key);
     // Everything is checked before anything changes: no half-applied update.
+    checkFields(body, SCENE_FIELDS);
+    sameKey(body.key, key);
     const label = body.label === undefined ? sc.label : nonEmptyLabel(body.label);
     const actions = body.actions === undefined ? sc.actions : this.validateActions(body.actions);
     const stop = parseStop(body.stop_on_error, sc.stop_on_error);
@@ -82,8 +85,10 @@ export class SceneService {
     this.deps.log.info({ key, id: sc.id }, 'scene deleted');
   }
 
-  duplicate(key: string, labelIn: unknown): Scene {
+  duplicate(key: string, body: { label?: unknown }): Scene {
     const src = this.find(key);
+    checkFields(body, ['label']);
+    const labelIn = body.label;
     const label =
       labelIn === undefined || labelIn === null || labelIn === ''
         ? `${src.label} copy`

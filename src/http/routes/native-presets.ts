@@ -20,12 +20,12 @@ export const nativePresetRoutes = (svc: AppServices) => async (api: FastifyInsta
     ok: true,
     preset: presets.update(req.params.key, bodyObject(req.body)),
   }));
-  api.delete<{ Params: KeyParams }>('/native-presets/:key', async (req) => {
-    presets.remove(req.params.key);
-    return { ok: true };
-  });
+  api.delete<{ Params: KeyParams }>('/native-presets/:key', async (req) => ({
+    ok: true,
+    ...presets.remove(req.params.key),
+  }));
   api.post<{ Params: KeyParams }>('/native-presets/:key/duplicate', async (req) => ({
     ok: true,
-    preset: presets.duplicate(req.params.key, bodyObject(req.body).label),
+    preset: presets.duplicate(req.params.key, bodyObject(req.body)),
   }));
 };

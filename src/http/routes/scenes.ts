@@ -29,6 +29,6 @@ export const sceneRoutes = (svc: AppServices) => async (api: FastifyInstance) =>
   });
   api.post<{ Params: KeyParams }>('/scenes/:key/duplicate', async (req) => ({
     ok: true,
-    scene: scenes.duplicate(req.params.key, bodyObject(req.body).label),
+    scene: scenes.duplicate(req.params.key, bodyObject(req.body)),
   }));
 };

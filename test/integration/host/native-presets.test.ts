@@ -96,7 +96,10 @@ describe('native presets', () => {
       });
       expect(d2.body.preset).toMatchObject({ id: 5, key: 'twin' });
 
-      expect((await call(h, 'DELETE', '/api/native-presets/twin')).body).toEqual({ ok: true });
+      expect((await call(h, 'DELETE', '/api/native-presets/twin')).body).toEqual({
+        ok: true,
+        referenced_by: [],
+      });
       expect(await refused(h, 'GET', '/api/native-presets/twin', undefined, 404)).toBe('preset not found');
       // Ids are never reused after a delete.
       expect(
@@ -192,12 +195,50 @@ describe('native presets', () => {
         ['DELETE', '/api/native-presets/nope', undefined, 404, /^preset not found$/],
         ['POST', '/api/native-presets/nope/duplicate', {}, 404, /^preset not found$/],
         ['POST', '/api/native-presets/keep/duplicate', { label: '  ' }, 400, /^label: is required$/],
+        ['POST', '/api/native-presets/keep/duplicate', { lable: 'x' }, 400, /^lable: unknown field/],
+        ['POST', '/api/native-presets', { label: 'a', flag: 2 }, 400, /^flag: unknown field/],
+        ['PUT', '/api/native-presets/keep', { key: 'other' }, 400, /^key: cannot be changed/],
       ];
       for (const [method, path, body, status, re] of cases) {
         const msg = await refused(h, method as 'POST', path, body, status);
         expect(msg, `${method} ${path} ${JSON.stringify(body)}`).toMatch(re);
       }
       expect((await call(h, 'GET', '/api/native-presets')).body).toEqual(before);
+      // A whole record read with GET can be sent back with PUT.
+      const rec = (await call<PresetRes>(h, 'GET', '/api/native-presets/keep')).body.preset;
+      const back = await call<PresetRes>(h, 'PUT', '/api/native-presets/keep', { ...rec, label: 'Kept' });
+      expect(back.status, JSON.stringify(back.body)).toBe(200);
+      expect(back.body.preset).toMatchObject({ ...rec, label: 'Kept', updated: expect.any(String) });
+    });
+  });
+
+  it('deleting-a-preset-tells-which-scenes-still-use-it', async () => {
+    await withHost({ nodes: 1 }, async (h) => {
+      await call(h, 'POST', '/api/native-presets', { label: 'Red', params: { mode: 0, brightness: 50 } });
+      await call(h, 'POST', '/api/native-presets', { label: 'Blue', params: { mode: 0, brightness: 50 } });
+      const use = (presetId: string) => ({
+        kind: 'native_preset',
+        target: { kind: 'broadcast' },
+        params: { presetId },
+      });
+      await call(h, 'POST', '/api/scenes', { label: 'By id', actions: [use('0')] });
+      await call(h, 'POST', '/api/scenes', {
+        label: 'Nested',
+        actions: [
+          {
+            kind: 'offset_group',
+            target: { kind: 'broadcast' },
+            offset: { mode: 'none' },
+            actions: [use('RL:red')],
+          },
+        ],
+      });
+      await call(h, 'POST', '/api/scenes', { label: 'Other', actions: [use('blue')] });
+      const del = await call(h, 'DELETE', '/api/native-presets/red');
+      expect(del.body).toEqual({ ok: true, referenced_by: ['by_id', 'nested'] });
+      // The scenes stay as they are; saving one again now names the missing preset.
+      const again = await refused(h, 'PUT', '/api/scenes/by_id', { actions: [use('0')] }, 400);
+      expect(again).toBe('actions[0].params.presetId: native preset "0" not found');
     });
   });
 

@@ -266,6 +266,8 @@ describe('scenes library', () => {
           /^actions\[0\]\.duration_ms: must be >= 0$/,
         ],
         ['POST', '/api/scenes/keep/duplicate', { label: '\t' }, /^label: is required$/],
+        ['POST', '/api/scenes', { label: 'a', action: [] }, /^action: unknown field/],
+        ['PUT', '/api/scenes/keep', { key: 'renamed' }, /^key: cannot be changed/],
       ];
       for (const [method, path, body, re] of cases) {
         const msg = await refused(h, method as 'POST', path, body, 400);
