@@ -1,6 +1,6 @@
 /**
- * The live event stream. One channel; every client gets the current `master` and
- * `task` on connect, then `refresh`, `task`, `master`, `gateway` and
+ * The live event stream. One channel; every client gets the current `master` (and
+ * the latest `task` snapshot, once a task has run) on connect, then `refresh`, `task`, `master`, `gateway` and
  * `scene_progress` as they happen, and a keep-alive comment about every 2 s.
  * Refresh and master bursts are coalesced (at most 10 per second), and a
  * client whose socket buffer keeps growing is dropped instead of buffered forever.
@@ -57,7 +57,8 @@ export class SseHub {
     });
     const { master, task } = this.seed();
     session.push(master, 'master');
-    session.push(task, 'task');
+    // The `task` payload is always a snapshot: a client that connects before any task ran gets none.
+    if (task) session.push(task, 'task');
     this.channel.register(session);
   }
 

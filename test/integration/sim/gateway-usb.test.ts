@@ -33,6 +33,27 @@ describe('simulated gateway over USB', () => {
     expect(item.hex).toBe('0002F500');
   });
 
+  it('gateway-reports-TX-to-a-state-request-during-airtime (§4.3), IDLE again after TX_DONE', async () => {
+    env = await openSim({ nodes: 0, seed: 1 });
+    await env.ready();
+    const from = env.rx.length;
+    // CONTROL broadcast: ~51 ms of airtime at SF7/125 kHz.
+    await env.send(hex('00 0E 08 FF FF FF 03 05 83 C8 02 03 06 FF 80 00'));
+    await env.rx.waitFor((i) => i.hex === '0002F101', 2000, from);
+    const askedAt = env.rx.length;
+    await env.send(hex('00 01 7F'));
+    const during = await env.rx.waitFor((i) => i.frame?.type === 0xf5, 2000, askedAt);
+    expect(during.hex).toBe('0002F501');
+    // The report came while the packet was still on air: TX_DONE follows it.
+    const done = await env.rx.waitFor((i) => i.ev?.kind === 'tx_done', 2000, askedAt);
+    expect(done.at).toBeGreaterThan(during.at);
+    await env.rx.waitFor((i) => i.hex === '0002F100', 2000, askedAt);
+    const after = env.rx.length;
+    await env.send(hex('00 01 7F'));
+    const idle = await env.rx.waitFor((i) => i.frame?.type === 0xf5, 2000, after);
+    expect(idle.hex).toBe('0002F500');
+  });
+
   it('ignores a frame with a wrong body length: no TX, no outcome', async () => {
     env = await openSim({ nodes: 0, seed: 1 });
     await env.ready();
