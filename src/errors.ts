@@ -41,3 +41,8 @@ export class UnavailableError extends Error {
 export class PersistenceError extends Error {
   override readonly name = 'PersistenceError';
 }
+
+/** A device action was attempted and failed on the radio (answered as 500 with the message). */
+export class ActionFailedError extends Error {
+  override readonly name = 'ActionFailedError';
+}

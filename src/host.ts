@@ -29,6 +29,7 @@ import { sceneEditorSchema } from './services/scene-editor-schema.ts';
 import { SceneService } from './services/scenes.ts';
 import { SceneDispatchService } from './services/scene-dispatch.ts';
 import { SceneRunner } from './services/scene-runner.ts';
+import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
 import { startSimOnMemory, type SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -175,6 +176,7 @@ export async function startHost(
       driver,
       runner: sceneRunner,
     }),
+    ...createSpecials({ store, driver, registry, tasks, clock, log, master, ledPresets, nativePresets }),
     phase: () => phase,
   };
   const unsubs = wireEvents(svc);

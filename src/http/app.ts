@@ -13,6 +13,7 @@ import { groupRoutes } from './routes/groups.ts';
 import { nativePresetRoutes } from './routes/native-presets.ts';
 import { sceneRoutes } from './routes/scenes.ts';
 import { sceneRunRoutes } from './routes/scene-run.ts';
+import { specialsRoutes } from './routes/specials.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
@@ -107,6 +108,7 @@ export async function buildApp(
       await api.register(nativePresetRoutes(svc));
       await api.register(sceneRoutes(svc));
       await api.register(sceneRunRoutes(svc));
+      await api.register(specialsRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

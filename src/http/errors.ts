@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  ActionFailedError,
   BusyError,
   NotFoundError,
   PersistenceError,
@@ -26,6 +27,9 @@ export function errorHandler(log: Logger) {
       void reply.code(409).send({ ok: false, busy: true, error: 'scene_running', scene: err.scene });
     } else if (err instanceof UnavailableError) {
       void reply.code(503).send({ ok: false, ...err.extra, error: err.message });
+    } else if (err instanceof ActionFailedError) {
+      log.warn({ url: req.url, error: err.message }, 'device action failed');
+      void reply.code(500).send({ ok: false, error: err.message });
     } else if (err instanceof PersistenceError) {
       log.error({ url: req.url, error: err.message }, 'persistence failure');
       void reply.code(500).send({ ok: false, error: `PersistenceError: ${err.message}` });

@@ -211,6 +211,9 @@ export class DeviceRegistry {
     dev.full_mac = r.mac;
     dev.dev_type = r.devType;
     dev.version = r.fw;
+    // Stored specials hold every option of the type's capabilities (defaults materialised).
+    if (created || changedIdentity)
+      dev.specials = materializeSpecials(deviceTypeInfo(r.devType).caps as Capability[], dev.specials);
     heard(dev);
     const reported = r.groupId;
     const groupExists = (g: number): boolean => this.store.state.groups.some((x) => x.id === g);

@@ -18,6 +18,9 @@ import type { NativePresetService } from './native-presets.ts';
 import type { SceneService } from './scenes.ts';
 import type { SceneDispatchService } from './scene-dispatch.ts';
 import type { StatusService } from './status.ts';
+import type { SpecialsService } from './specials.ts';
+import type { SpecialsActions } from './specials-actions.ts';
+import type { SpecialsSchema } from './specials-schema.ts';
 
 export interface AppServices {
   clock: Clock;
@@ -44,6 +47,9 @@ export interface AppServices {
   sceneEditorSchema: () => Record<string, unknown>;
   /** Scene estimate, run and cancel. */
   sceneDispatch: SceneDispatchService;
+  specials: SpecialsService;
+  specialsSchema: SpecialsSchema;
+  specialsActions: SpecialsActions;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

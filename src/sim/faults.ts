@@ -111,6 +111,23 @@ export class Faults {
     this.node(addr).nvsFail = on;
   }
 
+  /** The node keeps acting on requests but none of its ACKs is transmitted. */
+  nodeAcksLost(addr: string, on: boolean): void {
+    this.t.sched.runExternal(() => (this.node(addr).acksLost = on));
+  }
+
+  /**
+   * Changes a CONFIG value on the node itself (as its own web UI would), bypassing the
+   * radio, so the host's stored value and the node's live value diverge.
+   */
+  editNodeOption(addr: string, option: number, data: readonly [number, number, number, number]): void {
+    const node = this.node(addr);
+    this.t.sched.runExternal(() => {
+      if (!node.editOption(option, data))
+        throw new RangeError(`option 0x${option.toString(16)} is not a value option of node ${addr}`);
+    });
+  }
+
   /** Resets the gateway as if its port had been opened on a CP2102 board. */
   resetGateway(): void {
     this.t.sched.runExternal(() => this.t.gateway.boot());

@@ -27,6 +27,7 @@ import {
   type Overrides,
   type StartblockConfig,
   type StartblockRecord,
+  writeValueOption,
 } from './node-config.ts';
 import { NodeOpcodes } from './node-opcodes.ts';
 import { buildSnapshot, type NodeSnapshot } from './node-snapshot.ts';
@@ -64,6 +65,8 @@ export class SimNode {
   rebootCount = 0;
   /** Fault: flash writes fail (RF_CONFIG answers ACK_ERROR). */
   nvsFail = false;
+  /** Fault: the node acts on every request but its ACKs never leave (e.g. a deaf host side). */
+  acksLost = false;
   /** Persisted CONFIG overrides; live and persisted are the same (§6.5 "live + persisted"). */
   readonly overrides: Overrides = defaultOverrides();
   readonly startblock: StartblockConfig | null;
@@ -133,6 +136,15 @@ export class SimNode {
     this.rebootCount++;
     this.powerOff();
     this.powerOn(offlineMs);
+  }
+
+  /**
+   * A CONFIG value changed on the node itself (its own web UI, a preset file), not through
+   * the radio: the live value then differs from the host's stored intent. Returns false
+   * for options that are not persisted values on this node.
+   */
+  editOption(option: number, data: readonly [number, number, number, number]): boolean {
+    return writeValueOption(option, data, this.overrides, this.startblock);
   }
 
   silence(on: boolean): void {
@@ -206,6 +218,7 @@ export class SimNode {
   }
 
   private reply(to: Addr, r: N2MReply, onAir?: () => void): void {
+    if (r.kind === 'ACK' && this.acksLost) return;
     const bytes = encodeLoraPacket({
       sender: this.addr,
       receiver: to,

@@ -1,0 +1,51 @@
+/** Device options ("specials"): schema, acknowledged write (task), live read, import, actions. */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ValidationError } from '../../errors.ts';
+import type { AppServices } from '../../services/index.ts';
+import { bodyObject, parseBody } from '../validation.ts';
+
+const zMac = z.string({ error: 'must be a string of 6 or 12 hex characters' }).trim().min(1, 'is required');
+const zKey = z.string({ error: 'must be a string' }).trim().min(1, 'is required');
+
+const keyed = z.object({ mac: zMac, key: zKey });
+const withValue = keyed.extend({ value: z.unknown() });
+
+/** `function` (alias `fn`) and an optional `params` object. */
+function parseAction(body: Record<string, unknown>): {
+  mac: string;
+  fn: string;
+  params: Record<string, unknown>;
+} {
+  const b = parseBody(z.object({ mac: zMac }), body);
+  const raw = body.function ?? body.fn;
+  const fn = parseBody(z.object({ function: zKey }), { function: raw }).function;
+  const params = body.params ?? {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw new ValidationError('params: must be an object');
+  return { mac: b.mac, fn, params: params as Record<string, unknown> };
+}
+
+export const specialsRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+  api.get('/specials', async () => ({ ok: true, specials: svc.specialsSchema.build() }));
+
+  api.post('/specials/config', async (req) => {
+    const b = parseBody(withValue, bodyObject(req.body));
+    return { ok: true, task: svc.specials.startConfig(b.mac, b.key, b.value) };
+  });
+
+  api.post('/specials/get', async (req) => {
+    const b = parseBody(keyed, bodyObject(req.body));
+    return svc.specials.read(b.mac, b.key);
+  });
+
+  api.post('/specials/config/import', async (req) => {
+    const b = parseBody(withValue, bodyObject(req.body));
+    return svc.specials.importValue(b.mac, b.key, b.value);
+  });
+
+  api.post('/specials/action', async (req) => {
+    const a = parseAction(bodyObject(req.body));
+    return svc.specialsActions.run(a.mac, a.fn, a.params);
+  });
+};
