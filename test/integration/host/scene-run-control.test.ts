@@ -70,6 +70,19 @@ describe('scene run control', () => {
     });
   });
 
+  it('a-scene-runs-while-a-task-occupies-the-radio', async () => {
+    await withHost({ nodes: 3 }, async (h) => {
+      await discoverAll(h);
+      const task = await h.post<{ task: { id: number } }>('/api/discover', {});
+      expect(task.status).toBe(200);
+      const run = await h.post<RunBody>('/api/scenes/go/run', { actions: [{ kind: 'sync' }] });
+      expect(run.status).toBe(200);
+      expect(run.body.result.ok).toBe(true);
+      expect(h.host.services.tasks.current()?.state).toBe('running');
+      await h.waitTask(task.body.task.id);
+    });
+  });
+
   it('unknown-scene-is-404-and-a-draft-run-leaves-the-stored-scene-untouched', async () => {
     await withHost({ nodes: 2 }, async (h) => {
       await discoverAll(h);

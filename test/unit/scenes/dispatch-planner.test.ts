@@ -31,6 +31,16 @@ describe('dispatch planner: fewer packets than the original', () => {
     expect(flags & FLAG.ARM_ON_SYNC).toBe(FLAG.ARM_ON_SYNC);
   });
 
+  it('phase 1 is chosen together with the children: C plus one broadcast child beats B', () => {
+    // Groups 1-6 of 12: B alone is cheaper (6 < 7 packets), but B keeps 6 child packets.
+    const scene = [cascade(range(1, 6), [armed(G(...range(1, 6)))])];
+    const devices = devicesIn(range(1, 12));
+    expect(plan(scene, ctx(devices, false))[0]?.frames).toHaveLength(12);
+    const ours = plan(scene, ctx(devices, true));
+    expect(ours[0]?.frames).toHaveLength(8);
+    expect(ours[0]?.detail.wire_path).toBe('C_formula_plus_overrides');
+  });
+
   it('a child covering only part of the participants stays per group', () => {
     const ours = plan([cascade(range(1, 7), [armed(G(1, 2))])], ctx(devicesIn(range(1, 10)), true));
     expect(wire(ours).slice(4)).toEqual(['CONTROL@1:5', 'CONTROL@2:5']);
