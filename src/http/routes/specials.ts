@@ -9,7 +9,7 @@ const zMac = z.string({ error: 'must be a string of 6 or 12 hex characters' }).t
 const zKey = z.string({ error: 'must be a string' }).trim().min(1, 'is required');
 
 const keyed = z.object({ mac: zMac, key: zKey });
-const withValue = keyed.extend({ value: z.unknown() });
+const withValue = keyed.extend({ value: z.unknown().optional() });
 
 /** `function` (alias `fn`) and an optional `params` object. */
 function parseAction(body: Record<string, unknown>): {
