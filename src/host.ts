@@ -29,6 +29,7 @@ import { sceneEditorSchema } from './services/scene-editor-schema.ts';
 import { SceneService } from './services/scenes.ts';
 import { SceneDispatchService } from './services/scene-dispatch.ts';
 import { SceneRunner } from './services/scene-runner.ts';
+import { mirrorSentFrames } from './services/scene-mirror.ts';
 import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
 import { startSimOnMemory, type SimOnMemory } from './sim/sim-host.ts';
@@ -139,7 +140,13 @@ export async function startHost(
   const scenes = new SceneService({ store, clock, log, presets: nativePresets });
   const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
   groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
-  const sceneRunner = new SceneRunner({ driver, clock, bus, log: log.child({ mod: 'scenes' }) });
+  const sceneRunner = new SceneRunner({
+    driver,
+    clock,
+    bus,
+    log: log.child({ mod: 'scenes' }),
+    onSent: (frames) => mirrorSentFrames(store, frames),
+  });
   let phase: 'booting' | 'ready' = 'booting';
   const svc: AppServices = {
     clock,

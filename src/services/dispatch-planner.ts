@@ -28,7 +28,7 @@ import {
   WIRE_PATH,
   type OffsetPlan,
 } from '../domain/offset-optimizer.ts';
-import { buildControlFlags, SYNC_FLAG_TRIGGER_ARMED } from '../protocol/flags.ts';
+import { buildControlFlags, FLAG, SYNC_FLAG_TRIGGER_ARMED } from '../protocol/flags.ts';
 import { encodeRequestBody } from '../protocol/packets.ts';
 import { BROADCAST, type Addr, type M2NRequest } from '../protocol/types.ts';
 import { controlFields, effectiveUserFlags, startblockPayload, STARTBLOCK_SLOTS } from './plan-fields.ts';
@@ -92,6 +92,8 @@ interface Env {
   collapse: boolean;
   /** Brightness of the last PRESET planned so far (the gateway's autosync brightness). */
   lastPresetBri: number | null;
+  /** Known groups an earlier offset_group of this scene left with an offset (true) or NONE. */
+  offsetState: Map<number, boolean>;
 }
 
 /** How one targeted action is addressed: body group per packet and receiver. */
@@ -289,7 +291,43 @@ function offsetGroupFrames(env: Env, a: OffsetGroupAction, detail: Record<string
     part: { stage: 'offset' },
   }));
   detail.offset_packets = offsets.length;
+  noteOffsetState(env, plan);
   return [...offsets, ...best.children];
+}
+
+/** What the known groups' offset state is after this phase 1 (the nodes' gate, §6.4). */
+function noteOffsetState(env: Env, plan: OffsetPlan): void {
+  for (const op of plan.ops) {
+    const on = op.offset.mode !== 'NONE';
+    if (op.groupId === BROADCAST_GROUP) for (const g of env.known) env.offsetState.set(g, on);
+    else env.offsetState.set(op.groupId, on);
+  }
+}
+
+/**
+ * Nodes drop a CONTROL / PRESET whose OFFSET_MODE bit does not match their offset state:
+ * name the groups an earlier offset_group of this scene left in the other state.
+ */
+function gateWarning(env: Env, frames: readonly PlannedFrame[]): string | null {
+  const groups = new Set<number>();
+  for (const f of frames) {
+    const r = f.request;
+    if (r.op !== 'CONTROL' && r.op !== 'PRESET') continue;
+    const wantsOffset = (r.flags & FLAG.OFFSET_MODE) !== 0;
+    const addressed =
+      f.receiver !== BROADCAST
+        ? env.ctx.devices.filter((d) => d.addr === f.receiver).map((d) => d.groupId)
+        : r.groupId === BROADCAST_GROUP
+          ? env.known
+          : [r.groupId];
+    for (const g of addressed) {
+      const state = env.offsetState.get(g);
+      if (state !== undefined && state !== wantsOffset) groups.add(g);
+    }
+  }
+  if (groups.size === 0) return null;
+  const list = [...groups].sort((x, y) => x - y).join(', ');
+  return `groups ${list} are left in the other offset mode by an earlier offset_group: their nodes drop this packet`;
 }
 
 function planOne(env: Env, a: SceneAction, index: number): PlannedAction {
@@ -315,8 +353,11 @@ function planOne(env: Env, a: SceneAction, index: number): PlannedAction {
       case 'offset_group':
         out.frames = offsetGroupFrames(env, a, detail);
         break;
-      default:
+      default: {
         out.frames = effectFrames(env, a, undefined, topBroadcastOk, detail);
+        const warning = gateWarning(env, out.frames);
+        if (warning) detail.warning = warning;
+      }
     }
   } catch (err) {
     if (!(err instanceof Degraded)) throw err;
@@ -341,6 +382,7 @@ export function planScene(actions: readonly SceneAction[], ctx: PlanContext): Pl
     // per-group packets then stay the honest choice.
     collapse: ctx.optimize && !ctx.devices.some((d) => d.groupPending),
     lastPresetBri: null,
+    offsetState: new Map(),
   };
   return actions.map((a, i) => planOne(env, a, i));
 }

@@ -72,7 +72,8 @@ export class SceneDispatchService {
   }
 
   estimateDraft(body: DraftBody): CostEstimate {
-    if (body.actions === undefined) throw new ValidationError('actions: is required');
+    if (body.actions === undefined || body.actions === null)
+      throw new ValidationError('actions: is required');
     return this.estimate(this.deps.scenes.validateActions(body.actions));
   }
 
@@ -87,7 +88,7 @@ export class SceneDispatchService {
    */
   async run(key: string, body: DraftBody): Promise<RunResult> {
     const stored = this.deps.scenes.lookup(key);
-    const draft = body.actions !== undefined;
+    const draft = body.actions !== undefined && body.actions !== null;
     if (!draft && !stored) throw new NotFoundError('scene_not_found');
     const actions = draft ? this.deps.scenes.validateActions(body.actions) : (stored?.actions ?? []);
     const label = draft ? draftLabel(body.label) : (stored?.label ?? key);

@@ -60,6 +60,8 @@ export interface SceneRunnerDeps {
   clock: Clock;
   bus: EventBus;
   log: Logger;
+  /** Called with the frames of an action that went out (the device-row mirror). */
+  onSent?(frames: readonly PlannedFrame[]): void;
 }
 
 /** How long a scene frame may wait in the driver's queue before it is dropped. */
@@ -192,15 +194,22 @@ export class SceneRunner {
         };
       }
     }
-    let sent = 0;
+    const sent: PlannedFrame[] = [];
     const failures: string[] = [];
     for (const f of a.frames) {
       const err = await this.sendFrame(f);
-      if (err === null) sent++;
+      if (err === null) sent.push(f);
       else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err}` : err);
     }
+    if (sent.length > 0) {
+      try {
+        this.deps.onSent?.(sent);
+      } catch (err) {
+        this.deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'scene mirror failed');
+      }
+    }
     if (failures.length === 0)
-      return { ...base, ok: true, state: 'ok', duration_ms: duration(), frames_sent: sent, ...detail };
+      return { ...base, ok: true, state: 'ok', duration_ms: duration(), frames_sent: sent.length, ...detail };
     const error =
       a.kind === 'offset_group'
         ? `offset_group_partial_failure: ${failures[0]}`
@@ -212,7 +221,7 @@ export class SceneRunner {
       state: 'error',
       error,
       duration_ms: duration(),
-      frames_sent: sent,
+      frames_sent: sent.length,
       detail: { ...a.detail, failures },
     };
   }

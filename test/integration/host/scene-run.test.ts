@@ -103,6 +103,27 @@ describe('scene runs on the simulated fleet', () => {
         expect(s.segment.mode).not.toBe(2);
       }
 
+      // The pilots go onto the start block's display (slot 1; the node shows slot 1 by default).
+      const sb = [...groupOf.keys()].find((a) => node(h, a).startblock !== null);
+      expect(sb, 'the 5-node fleet has a start block').toBeDefined();
+      const pilots = await h.post<RunBody>('/api/scenes/pilots/run', {
+        actions: [
+          {
+            kind: 'startblock',
+            target: { kind: 'groups', value: [1, 2, 3, 4, 5] },
+            params: {
+              fn_key: 'startblock_control',
+              startblock_use_current_heat: false,
+              startblock_slot_list: [{ slot: 1, callsign: 'Ace', racechannel: 'R1' }],
+            },
+          },
+        ],
+      });
+      expect(pilots.body.result.actions[0]).toMatchObject({ ok: true, frames_sent: 1 });
+      expect(node(h, sb as string).startblock?.display[1]).toEqual({ slot: 1, channel: 'R1', name: 'ACE' });
+      // Still armed: a STREAM does not touch the LED state.
+      expect(node(h, sb as string).armed).not.toBeNull();
+
       const sse = await h.sse();
       const go = await h.post<RunBody>('/api/scenes/go/run', { label: 'Go', actions: [{ kind: 'sync' }] });
       expect(go.body.result).toMatchObject({ ok: true, error: null });
@@ -192,6 +213,15 @@ describe('scene runs on the simulated fleet', () => {
       ];
       const est = await h.post<Estimate>('/api/scenes/estimate', { actions });
       expect(est.status, JSON.stringify(est.body)).toBe(200);
+      // Airtime at the settings the gateway reported when the driver connected.
+      expect(est.body.lora).toMatchObject({
+        sf: 7,
+        bw_hz: 125000,
+        cr: 5,
+        preamble_sym: 8,
+        sync_word: 0x12,
+        source: 'gateway',
+      });
       const received: string[] = [];
       let packets = 0;
       const gw = h.host.sim?.fleet.gateway;
@@ -219,6 +249,10 @@ describe('scene runs on the simulated fleet', () => {
       expect(run.body.result.actions.map((r) => r.frames_sent)).toEqual(
         est.body.per_action.map((p) => p.frames),
       );
+      // The device rows follow the last immediate CONTROL (mode 0 at brightness 10).
+      const rows = (await h.get<{ devices: { brightness: number; effectId: number }[] }>('/api/devices')).body
+        .devices;
+      expect(rows.map((d) => [d.effectId, d.brightness])).toEqual(rows.map(() => [0, 10]));
       // The explicit table 300/200/100 is linear (400 − 100·g); group 4 gets NONE.
       expect(est.body.per_action[1]?.detail).toMatchObject({ wire_path: 'C_formula_plus_overrides' });
     });

@@ -128,6 +128,20 @@ describe('dispatch planner: exact frames', () => {
     expect(out[1]?.frames[1]?.body[1]).toBe(FLAG.HAS_BRI | FLAG.POWER_ON);
   });
 
+  it('warns when an earlier offset_group left the target groups in offset mode', () => {
+    const out = plan(
+      [
+        cascade([1, 2], [armed(G(1, 2))]),
+        { kind: 'sync' },
+        { kind: 'native_effect', target: G(2, 3), params: { mode: 0 }, flags_override: {} },
+        { kind: 'native_effect', target: G(1), params: { mode: 0 }, flags_override: { offset_mode: true } },
+      ],
+      ctx(devicesIn(range(1, 3)), true),
+    );
+    expect(out[2]?.detail.warning).toMatch(/^groups 2 are left in the other offset mode/);
+    expect(out[3]?.detail.warning).toBeUndefined();
+  });
+
   it('unknown device, missing and unknown presets degrade the action (nothing sent)', () => {
     const scene: SceneAction[] = [
       { kind: 'native_effect', target: { kind: 'device', value: 'ABCDEF' }, params: {}, flags_override: {} },
