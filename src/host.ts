@@ -21,6 +21,10 @@ import { GroupService } from './services/groups.ts';
 import { FirmwareStore } from './services/firmware-store.ts';
 import { HostWifiService } from './services/host-wifi.ts';
 import { LedPresetsService } from './services/led-presets.ts';
+import { OtaService } from './services/ota.ts';
+import { DEFAULT_OTA_TIMINGS, type OtaTimings } from './services/ota-types.ts';
+import { LeaseFile, NoWifiBackend, type WifiBackend } from './services/wifi-backend.ts';
+import { NmcliBackend } from './services/wifi-nmcli.ts';
 import type { AppServices } from './services/index.ts';
 import { MasterView } from './services/master-view.ts';
 import { NativePresetService } from './services/native-presets.ts';
@@ -55,6 +59,8 @@ export interface HostOverrides {
   simClock?: Clock;
   /** Driver option overrides (tests). */
   driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
+  /** OTA workflow timings (tests shrink them). */
+  otaTimings?: Partial<OtaTimings>;
 }
 
 interface GatewayChoice {
@@ -148,6 +154,14 @@ export async function startHost(
     onSent: (frames) => mirrorSentFrames(store, frames),
   });
   let phase: 'booting' | 'ready' = 'booting';
+  const runner = overrides.runner ?? processRunner();
+  const firmware = new FirmwareStore(cfg.dataDir, clock, log.child({ mod: 'uploads' }));
+  const lease = new LeaseFile(cfg.dataDir);
+  const otaLog = log.child({ mod: 'ota' });
+  // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
+  const io = new ScaledClock(1);
+  const wifiBackend: WifiBackend =
+    cfg.wifi === 'nmcli' ? new NmcliBackend(runner, lease, io, otaLog) : new NoWifiBackend();
   const svc: AppServices = {
     clock,
     log,
@@ -162,9 +176,24 @@ export async function startHost(
     status: new StatusService({ driver, registry, groups, tasks }),
     deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
     control: new ControlService({ store, driver, registry, groups, master, log }),
-    wifi: new HostWifiService(cfg.wifi, overrides.runner ?? processRunner(), log),
-    firmware: new FirmwareStore(cfg.dataDir, clock, log.child({ mod: 'uploads' })),
+    wifi: new HostWifiService(cfg.wifi, runner, log),
+    firmware,
     ledPresets,
+    ota: new OtaService(
+      {
+        driver,
+        registry,
+        firmware,
+        ledPresets,
+        wifi: wifiBackend,
+        lease,
+        clock,
+        io,
+        log: otaLog,
+        timings: { ...DEFAULT_OTA_TIMINGS, ...overrides.otaTimings },
+      },
+      tasks,
+    ),
     nativePresets,
     scenes,
     sceneEditorSchema: () =>
@@ -205,6 +234,7 @@ export async function startHost(
   await store.load();
   await svc.firmware.init();
   await svc.ledPresets.init();
+  await svc.ota.recover();
   unsubs.push(registry.attach());
   gw.sim?.fleet.start();
   await driver.start();
@@ -270,6 +300,8 @@ async function shutdown(
     log.info({}, 'cancelling the running task for shutdown');
     await Promise.race([svc.tasks.settled(), new Promise((r) => setTimeout(r, 5000))]);
   }
+  // An OTA run that could not finish its own restore in time left its lease behind.
+  await svc.ota.recover();
   // Radio first, so no reply can change state after the final flush.
   await svc.driver.stop();
   sim?.stop();

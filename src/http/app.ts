@@ -18,6 +18,7 @@ import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
+import { otaRoutes } from './routes/ota.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -109,6 +110,7 @@ export async function buildApp(
       await api.register(sceneRoutes(svc));
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
+      await api.register(otaRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

@@ -22,7 +22,11 @@ export const processRunner = (env: NodeJS.ProcessEnv = process.env): CommandRunn
       execFile(
         cmd,
         [...args],
-        { timeout: opts.timeoutMs ?? 10_000, env: { ...env, LC_ALL: 'C' }, maxBuffer: 1024 * 1024 },
+        {
+          timeout: opts.timeoutMs ?? 10_000,
+          env: { ...env, LC_ALL: 'C', LANG: 'C' },
+          maxBuffer: 1024 * 1024,
+        },
         (err, stdout, stderr) => {
           if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
             reject(err);

@@ -13,6 +13,7 @@ import type { GroupService } from './groups.ts';
 import type { FirmwareStore } from './firmware-store.ts';
 import type { HostWifiService } from './host-wifi.ts';
 import type { LedPresetsService } from './led-presets.ts';
+import type { OtaService } from './ota.ts';
 import type { MasterView } from './master-view.ts';
 import type { NativePresetService } from './native-presets.ts';
 import type { SceneService } from './scenes.ts';
@@ -50,6 +51,7 @@ export interface AppServices {
   specials: SpecialsService;
   specialsSchema: SpecialsSchema;
   specialsActions: SpecialsActions;
+  ota: OtaService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

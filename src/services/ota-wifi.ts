@@ -1,0 +1,50 @@
+/**
+ * Host WiFi around one OTA task: take the lease (and switch the radio on when it was off)
+ * before the first device, restore afterwards (HOST_WIFI_RESTORE), whatever happened.
+ */
+import type { OtaMeta } from './ota-meta.ts';
+import { errText, type WifiSession } from './ota-steps.ts';
+import type { OtaDeps } from './ota-types.ts';
+
+export async function startWifi(deps: OtaDeps, ws: WifiSession, meta: OtaMeta): Promise<void> {
+  const reason = await deps.wifi.unsupportedReason();
+  if (reason) throw new Error(reason);
+  ws.lease = await deps.wifi.takeLease(ws.opts.iface, ws.opts.hostWifiRestore);
+  if (!ws.lease.radioWasOn && ws.opts.hostWifiEnable) {
+    meta.emit('HOST_WIFI_ON', 'Enabling host WiFi radio...');
+    await deps.wifi.radioOn(ws.opts.iface);
+    ws.radioSwitched = true;
+  }
+}
+
+export interface HostWifiResult {
+  wasEnabled: boolean | null;
+  backend: 'nmcli' | 'none';
+  restored: boolean;
+}
+
+/** Never throws: failures become texts in `errors`. */
+export async function finishWifi(
+  deps: OtaDeps,
+  ws: WifiSession,
+  meta: OtaMeta,
+  errors: string[],
+): Promise<HostWifiResult> {
+  const res: HostWifiResult = {
+    wasEnabled: ws.lease?.radioWasOn ?? null,
+    backend: deps.wifi.kind,
+    restored: true,
+  };
+  if (!ws.lease) return res;
+  meta.emit('HOST_WIFI_RESTORE', 'Restoring host WiFi');
+  try {
+    const r = await deps.wifi.restore(ws.lease);
+    res.restored = r.restored;
+    errors.push(...r.warnings);
+  } catch (err) {
+    res.restored = false;
+    errors.push(`Host WiFi restore failed: ${errText(err)}`);
+  }
+  ws.lease = null;
+  return res;
+}
