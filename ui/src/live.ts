@@ -12,7 +12,8 @@ import {
   loadAll,
   loadGroups,
   loadHealth,
-  loadEffectNames,
+  loadNative,
+  loadScenes,
   master,
   scheduleDevices,
   setTask,
@@ -105,7 +106,9 @@ function open(): void {
     for (const what of data?.what ?? []) {
       if (what === 'devices') scheduleDevices();
       else if (what === 'groups') void loadGroups().catch((err) => toastError('Loading groups failed', err));
-      else if (what === 'native_presets') void loadEffectNames();
+      else if (what === 'native_presets')
+        void loadNative().catch((err) => toastError('Loading presets failed', err));
+      else if (what === 'scenes') void loadScenes().catch((err) => toastError('Loading scenes failed', err));
       for (const fn of refreshListeners.get(what) ?? []) fn();
     }
   });

@@ -6,7 +6,8 @@
 import { computed, signal } from '@preact/signals';
 import { get } from './api.ts';
 import { sameRecord } from './format.ts';
-import type { Device, Gateway, Group, Health, Master, Task } from './types.ts';
+import type { NativeSchema } from './effect-fields.ts';
+import type { Device, Gateway, Group, Health, Master, NativePreset, Scene, Task } from './types.ts';
 import { toastError } from './toasts.ts';
 
 export const devices = signal<Device[]>([]);
@@ -23,6 +24,9 @@ export const link = signal<'connecting' | 'open' | 'lost'>('connecting');
 export const changedAt = signal<Map<string, number>>(new Map());
 /** Effect names by id (from the native-preset schema, when the host offers it). */
 export const effectNames = signal<Map<number, string>>(new Map());
+export const nativeSchema = signal<NativeSchema | null>(null);
+export const nativePresets = signal<NativePreset[]>([]);
+export const scenes = signal<Scene[]>([]);
 /** Ticks every 5 s so relative times stay fresh. */
 export const nowS = signal(Date.now() / 1000);
 setInterval(() => (nowS.value = Date.now() / 1000), 5000);
@@ -76,14 +80,20 @@ export async function loadHealth(): Promise<Health> {
   return r;
 }
 
-/** Effect names from the native-preset schema's mode options, if that route exists. */
-export async function loadEffectNames(): Promise<void> {
-  try {
-    const r = await get<{ schema: unknown }>('native-presets/schema');
-    effectNames.value = extractEffectNames(r.schema);
-  } catch {
-    /* optional: the table then shows effect ids */
-  }
+/** The native-preset schema (effect names for the table, the 14-field editor) and the library. */
+export async function loadNative(): Promise<void> {
+  const [schema, list] = await Promise.all([
+    get<{ schema: NativeSchema }>('native-presets/schema'),
+    get<{ presets: NativePreset[] }>('native-presets'),
+  ]);
+  nativeSchema.value = schema.schema;
+  effectNames.value = extractEffectNames(schema.schema);
+  nativePresets.value = list.presets;
+}
+
+export async function loadScenes(): Promise<void> {
+  const r = await get<{ scenes: Scene[] }>('scenes');
+  scenes.value = r.scenes;
 }
 
 function extractEffectNames(schema: unknown): Map<number, string> {
@@ -143,5 +153,5 @@ export function scheduleDevices(): void {
 
 /** Everything the Devices page needs (after opening and after every reconnect). */
 export async function loadAll(): Promise<void> {
-  await Promise.all([loadMaster(), loadGroups(), loadDevices()]);
+  await Promise.all([loadMaster(), loadGroups(), loadDevices(), loadNative(), loadScenes()]);
 }

@@ -86,3 +86,37 @@ export interface SceneProgress {
   error?: string;
   action_kind: string;
 }
+
+export interface NativePreset {
+  id: number;
+  key: string;
+  label: string;
+  params: Record<string, number | boolean | [number, number, number] | string | null>;
+  flags: number;
+  created?: string;
+  updated?: string;
+}
+
+export type Target =
+  { kind: 'broadcast' } | { kind: 'groups'; value: number[] } | { kind: 'device'; value: string };
+
+export interface SceneAction {
+  kind: string;
+  target?: Target;
+  params?: Record<string, unknown>;
+  flags_override?: Record<string, boolean>;
+  duration_ms?: number;
+  offset?: Record<string, unknown>;
+  actions?: SceneAction[];
+  [k: string]: unknown;
+}
+
+export interface Scene {
+  id?: number;
+  key: string;
+  label: string;
+  actions: SceneAction[];
+  stop_on_error: boolean;
+  created?: string;
+  updated?: string;
+}

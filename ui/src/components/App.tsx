@@ -4,6 +4,7 @@ import { setUnauthorizedHandler } from '../api.ts';
 import { ConfirmHost } from '../dialogs/confirm.tsx';
 import { BatteryDialog } from '../dialogs/DeviceDialogs.tsx';
 import { SettingsDialog } from '../dialogs/SettingsDialog.tsx';
+import { NativePresetsDialog } from '../dialogs/NativePresetsDialog.tsx';
 import { startLive } from '../live.ts';
 import { installShortcuts, registerShortcut } from '../keys.ts';
 import { navigate, route } from '../router.ts';
@@ -24,6 +25,7 @@ function startOnce(): void {
 export function App() {
   const [battery, setBattery] = useState(false);
   const [settings, setSettings] = useState(false);
+  const [native, setNative] = useState(false);
   const r = route.value;
   useEffect(() => {
     setUnauthorizedHandler(() => {
@@ -82,6 +84,7 @@ export function App() {
       <DevicesPage />
       {battery && <BatteryDialog onClose={() => setBattery(false)} />}
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
+      {native && <NativePresetsDialog onClose={() => setNative(false)} />}
       <ConfirmHost />
       <Toasts />
     </div>

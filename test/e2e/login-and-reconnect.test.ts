@@ -1,0 +1,77 @@
+/**
+ * Browser scenarios: the login page when the host has a password, and the UI
+ * reconnecting by itself (banner, then a fresh model) when the host restarts.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHost } from '../../src/host.ts';
+import { silentLogger } from '../../src/logger.ts';
+import { testConfig, withHost } from '../integration/harness.ts';
+import { openBrowser, type BrowserHandle } from './browser.ts';
+
+let b: BrowserHandle;
+beforeAll(async () => {
+  b = await openBrowser({ width: 1024, height: 768 });
+});
+afterAll(async () => {
+  await b?.close();
+});
+
+describe('login and reconnect', () => {
+  it('password-protected-host-shows-the-login-page-and-lets-the-operator-in', async () => {
+    await withHost({ nodes: 2, password: 'track-day' }, async (h) => {
+      const page = b.page;
+      await page.goto(h.url + '/');
+      // The host redirects to <prefix>/login, which is the UI's own page.
+      await page.getByTestId('login').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/lightnet/login');
+      await page.getByLabel('Password').fill('wrong');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('alert').getByText('Wrong password.').waitFor();
+      await b.shot('07-login');
+      await page.getByLabel('Password').fill('track-day');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByTestId('device-table').waitFor();
+      await page.getByTestId('gateway-pill').getByText('sim').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/lightnet/');
+      // Only the wrong-password 401 may have been logged by the browser.
+      expect(b.errors.filter((e) => !e.includes('401'))).toEqual([]);
+      b.errors.length = 0;
+    });
+  });
+
+  it('host-restart-shows-the-reconnect-banner-and-the-ui-recovers-by-itself', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-e2e-restart-'));
+    const cfg = testConfig(dataDir, { nodes: 3, timeScale: 0.1 });
+    let host = await startHost(cfg, silentLogger());
+    try {
+      const page = b.page;
+      await page.goto(host.url + '/');
+      await page.getByTestId('device-table').waitFor();
+      await page.getByTestId('gateway-pill').getByText('sim').waitFor();
+      const port = host.port;
+      await host.close();
+      await page.getByTestId('banner-link').waitFor();
+      await b.shot('08-reconnecting');
+      host = await startHost({ ...cfg, port }, silentLogger());
+      // A group made while the page was disconnected shows up after the reconnect.
+      await fetch(host.url + '/api/groups/create', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'After Restart' }),
+      });
+      await page.getByTestId('banner-link').waitFor({ state: 'detached', timeout: 60_000 });
+      await page.locator('.group-row', { hasText: 'After Restart' }).waitFor();
+      await page.locator('.toast', { hasText: 'Connection to host re-established' }).waitFor();
+      // Failed requests while the host was down are expected; nothing else.
+      expect(
+        b.errors.filter((e) => !/ERR_CONNECTION_REFUSED|Failed to load resource|EventSource/.test(e)),
+      ).toEqual([]);
+    } finally {
+      await host.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
