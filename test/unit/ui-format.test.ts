@@ -84,3 +84,128 @@ describe('ui formatting', () => {
     expect(sameRecord({ a: 1 }, { a: 1, b: 2 })).toBe(false);
   });
 });
+
+describe('scene editor model', () => {
+  it('previews offsets for every formula, clamped to the wire range', async () => {
+    const { offsetFor, changeOffsetMode, stickyOffsetWarnings, timeline } =
+      await import('../../ui/src/scene-model.ts');
+    expect(offsetFor({ mode: 'linear', base_ms: 100, step_ms: 250 }, 2)).toBe(600);
+    expect(offsetFor({ mode: 'linear', base_ms: 0, step_ms: -100 }, 3)).toBe(0);
+    expect(offsetFor({ mode: 'vshape', base_ms: 0, step_ms: 100, center: 3 }, 1)).toBe(200);
+    expect(offsetFor({ mode: 'modulo', base_ms: 10, step_ms: 100, cycle: 2 }, 3)).toBe(110);
+    expect(offsetFor({ mode: 'explicit', values: [{ id: 4, offset_ms: 70 }] }, 4)).toBe(70);
+    expect(offsetFor({ mode: 'none' }, 4)).toBeNull();
+    expect(changeOffsetMode({ mode: 'linear', base_ms: 0, step_ms: 100 }, 'explicit', [1, 2])).toEqual({
+      mode: 'explicit',
+      values: [
+        { id: 1, offset_ms: 100 },
+        { id: 2, offset_ms: 200 },
+      ],
+    });
+    expect(
+      stickyOffsetWarnings([
+        { kind: 'offset_group', offset: { mode: 'linear' } },
+        { kind: 'native_effect' },
+        { kind: 'offset_group', offset: { mode: 'none' } },
+        { kind: 'native_effect' },
+      ]),
+    ).toEqual([1]);
+    const est = (ms: number) => ({ packets: 1, bytes: 1, airtime_ms: 1, wall_clock_ms: ms });
+    const t = timeline(
+      [
+        { kind: 'delay' },
+        {
+          kind: 'offset_group',
+          target: { kind: 'groups', value: [1, 2] },
+          offset: { mode: 'linear', base_ms: 0, step_ms: 300 },
+        },
+      ],
+      [est(500), est(100)],
+    );
+    expect(t.bars.map((b) => [b.start, b.end])).toEqual([
+      [0, 500],
+      [500, 600],
+    ]);
+    expect(t.bars[1]?.lanes).toEqual([
+      { gid: 1, at: 900 },
+      { gid: 2, at: 1200 },
+    ]);
+    expect(t.total).toBe(1200);
+  });
+
+  it('shows only the fields the effect uses, plus palette-forced colours', async () => {
+    const { visibleFields } = await import('../../ui/src/effect-fields.ts');
+    const slot = (used: boolean, label?: string) => ({ used, ...(label ? { label } : {}) });
+    const schema = {
+      vars: ['mode', 'speed', 'intensity', 'palette', 'color1', 'color2', 'color3', 'brightness'],
+      ui: {
+        mode: {
+          widget: 'select',
+          options: [
+            {
+              value: '0',
+              label: 'Solid',
+              slots: {
+                speed: slot(false),
+                intensity: slot(false),
+                palette: slot(true),
+                color1: slot(true),
+                color2: slot(false),
+                color3: slot(false),
+              },
+            },
+            {
+              value: '1',
+              label: 'Blink',
+              slots: {
+                speed: slot(true),
+                intensity: slot(true, 'Duty cycle'),
+                palette: slot(false),
+                color1: slot(false),
+                color2: slot(false),
+                color3: slot(false),
+              },
+            },
+          ],
+        },
+        speed: { widget: 'slider' },
+        intensity: { widget: 'slider' },
+        palette: { widget: 'select' },
+        color1: { widget: 'color', caption: 'Fx' },
+        color2: { widget: 'color', caption: 'Bg' },
+        color3: { widget: 'color', caption: 'Cs' },
+        brightness: { widget: 'slider' },
+      },
+      flags: [],
+      palette_color_rules: { force_slot_min_palette: [2, 3, 4], max_palette_id: 5 },
+    };
+    const names = (p: Record<string, number>) =>
+      visibleFields(schema, p).map((f) => `${f.name}:${f.caption}`);
+    expect(names({ mode: 0, palette: 0 })).toEqual([
+      'mode:Effect',
+      'palette:Palette',
+      'color1:Fx',
+      'brightness:Brightness',
+    ]);
+    expect(names({ mode: 1, palette: 0 })).toEqual([
+      'mode:Effect',
+      'speed:Speed',
+      'intensity:Duty cycle',
+      'brightness:Brightness',
+    ]);
+    // Palette 3 forces colour slots 1-2 (captions 1/2 where the effect does not use them).
+    expect(names({ mode: 0, palette: 3 })).toEqual([
+      'mode:Effect',
+      'palette:Palette',
+      'color1:Fx',
+      'color2:2',
+      'brightness:Brightness',
+    ]);
+    expect(names({ mode: 0, palette: 6 })).toEqual([
+      'mode:Effect',
+      'palette:Palette',
+      'color1:Fx',
+      'brightness:Brightness',
+    ]);
+  });
+});

@@ -10,6 +10,7 @@ import { installShortcuts, registerShortcut } from '../keys.ts';
 import { navigate, route } from '../router.ts';
 import { Banners } from './Banners.tsx';
 import { DevicesPage } from './DevicesPage.tsx';
+import { ScenesPage } from './ScenesPage.tsx';
 import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
@@ -67,8 +68,26 @@ export function App() {
           >
             Devices
           </a>
+          <a
+            href="./scenes"
+            class={r === 'scenes' ? 'active' : ''}
+            aria-current={r === 'scenes' ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate('scenes');
+            }}
+          >
+            Scenes
+          </a>
         </nav>
         <span class="spacer" />
+        <button
+          type="button"
+          onClick={() => setNative(true)}
+          title="The host's own effect presets, used by scenes"
+        >
+          Native presets
+        </button>
         <button
           type="button"
           class="ghost icon"
@@ -81,7 +100,7 @@ export function App() {
       </header>
       <StatusBar />
       <Banners onShowBattery={() => setBattery(true)} />
-      <DevicesPage />
+      {r === 'scenes' ? <ScenesPage /> : <DevicesPage />}
       {battery && <BatteryDialog onClose={() => setBattery(false)} />}
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
       {native && <NativePresetsDialog onClose={() => setNative(false)} />}

@@ -21,7 +21,7 @@ export function Login({ onDone }: { onDone: () => void }) {
   };
   return (
     <div class="login">
-      <form class="form card" onSubmit={submit} data-testid="login">
+      <form class="form login-card" onSubmit={submit} data-testid="login">
         <h1>Lightnet</h1>
         <p class="muted">This host is protected by a password.</p>
         <label>
