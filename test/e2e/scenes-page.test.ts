@@ -17,7 +17,9 @@ afterAll(async () => {
 
 describe('scenes page', () => {
   it('operator-authors-a-preset-and-a-scene-estimates-runs-and-stops-it', async () => {
-    await withHost({ nodes: 6, seed: 3 }, async (h) => {
+    // Scaled real time (not the stepped clock): the 60 s delay below must still be
+    // running (6 s of wall time) when the operator presses Stop.
+    await withHost({ nodes: 6, seed: 3, timeScale: 0.1 }, async (h) => {
       // Two groups with devices in them (discovery is covered by the devices scenario).
       await h.post('/api/groups/create', { name: 'Left' });
       const d = await h.post<{ task: { id: number } }>('/api/discover', { targetGroupId: 1 });
