@@ -93,17 +93,18 @@ export async function runFwUpdate(ctx: TaskContext, plan: FwPlan, deps: OtaDeps)
       meta.addr = row.addr;
       meta.deviceState[row.addr] = 'running';
       processed++;
+      // DEVICE_ERROR is emitted the moment the device fails, before its AP is closed.
+      const onError = (text: string): void => {
+        fail(row, text);
+        meta.emit('DEVICE_ERROR', `${row.addr}: ${text}`);
+      };
       try {
-        await runDevice(ctx, plan, deps, meta, ws, http, row);
+        await runDevice(ctx, plan, deps, meta, ws, http, row, onError);
       } catch (err) {
         if (isAbort(err, ctx.signal)) {
           cancelled = true;
-          fail(row, 'cancelled');
-          meta.emit('DEVICE_ERROR', `${row.addr}: cancelled`);
           break;
         }
-        fail(row, errText(err));
-        meta.emit('DEVICE_ERROR', `${row.addr}: ${errText(err)}`);
         if (plan.stopOnError) break;
       }
     }
@@ -162,6 +163,7 @@ async function runDevice(
   ws: WifiSession,
   http: LedHttp,
   row: DeviceRow,
+  onError: (text: string) => void,
 ): Promise<void> {
   const { addr } = row;
   const signal = ctx.signal;
@@ -256,6 +258,7 @@ async function runDevice(
     }
   } catch (err) {
     if (row.ok && isAbort(err, signal)) return; // cancelled while waiting after success
+    onError(isAbort(err, signal) ? 'cancelled' : errText(err));
     await deps.wifi.release(ws.opts.iface).catch(() => undefined);
     if (apOpen) await closeAp(deps, meta, addr);
     throw err;
