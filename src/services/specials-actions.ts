@@ -22,7 +22,6 @@ import type { Store } from '../state/store.ts';
 import type { MasterView } from './master-view.ts';
 import type { SpecialsService, Target } from './specials.ts';
 import type { NativePresetSource } from './specials-sources.ts';
-import type { SpecialsSchema } from './specials-schema.ts';
 
 const INTERACTIVE_DEADLINE_MS = 10_000;
 const SEND = { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS } as const;
@@ -38,7 +37,6 @@ export class SpecialsActions {
   constructor(
     private readonly deps: {
       specials: SpecialsService;
-      schema: SpecialsSchema;
       native: NativePresetSource;
       driver: GatewayDriver;
       store: Store;
@@ -116,11 +114,9 @@ export class SpecialsActions {
     const id = p.presetId;
     const preset = this.deps.native.list().find((x) => x.id === id);
     if (!preset) {
-      const known = this.deps.schema
-        .pickerOptions('native_preset')
-        .filter((o) => o.value !== '0' || o.label !== '— no native presets —');
+      const known = this.deps.native.list().map((x) => x.id);
       throw new ValidationError(
-        `params.presetId: no native preset with id ${id}${known.length ? ` (known: ${known.map((o) => o.value).join(', ')})` : ' (none stored)'}`,
+        `params.presetId: no native preset with id ${id} (${known.length ? `known: ${known.join(', ')}` : 'none stored'})`,
       );
     }
     const dev = t.device;
@@ -146,6 +142,7 @@ export class SpecialsActions {
         option: 0x0f,
         data: [0, 0, 0, 0],
         label: 'led_reset_overrides (option 0x0F)',
+        priority: 'interactive',
       });
     } catch (err) {
       throw this.failed('led_reset_overrides', t, (err as Error).message);

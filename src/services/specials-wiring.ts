@@ -48,7 +48,6 @@ export function createSpecials(deps: {
   const specialsSchema = new SpecialsSchema(led, native);
   const specialsActions = new SpecialsActions({
     specials,
-    schema: specialsSchema,
     native,
     driver: deps.driver,
     store: deps.store,

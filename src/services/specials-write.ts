@@ -6,7 +6,7 @@
  * boot announcement counts as the confirmation.
  */
 import type { Clock } from '../clock.ts';
-import type { GatewayDriver } from '../gateway/types.ts';
+import type { GatewayDriver, Priority } from '../gateway/types.ts';
 import type { Addr } from '../protocol/types.ts';
 import { TaskCancelledError } from '../tasks/task-manager.ts';
 import type { DeviceRegistry } from './device-registry.ts';
@@ -26,6 +26,8 @@ export interface AckedWrite {
   /** Count the node's boot announcement as confirmation (reboot). */
   bootConfirms?: boolean;
   signal?: AbortSignal;
+  /** Task writes are bulk traffic; a synchronous action is interactive. */
+  priority?: Priority;
 }
 
 export const hex2 = (n: number): string => `0x${n.toString(16).padStart(2, '0').toUpperCase()}`;
@@ -70,7 +72,7 @@ export class AckedConfigWriter {
         registry.noteConfigSent(w.addr, w.option, w.data[0]);
         const r = await driver.config(w.addr, w.option, w.data, {
           attempts: 1,
-          priority: 'bulk',
+          priority: w.priority ?? 'bulk',
           signal: stop.signal,
         });
         if (r.ok) {

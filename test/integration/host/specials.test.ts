@@ -284,6 +284,15 @@ describe('device options (specials)', () => {
         const r = await h.post<ReadBody>('/api/specials/get', { mac: other.addr, key });
         expect(r.body.ok).toBe(true);
       }
+      // Functions are interactive traffic too: not refused while the task runs.
+      const act = await h.post('/api/specials/action', {
+        mac: other.addr,
+        function: 'led_preset',
+        params: { presetId: 4 },
+      });
+      expect(act.status, JSON.stringify(act.body)).toBe(200);
+      expect(other.led.presetId).toBe(4);
+      expect(h.host.services.tasks.current()?.state).toBe('running');
       // A method option never answers: HTTP 200 with the timeout.
       const m = await h.post<ReadBody>('/api/specials/get', { mac: other.addr, key: 'reboot' });
       expect(m.status).toBe(200);
