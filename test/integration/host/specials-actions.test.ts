@@ -230,4 +230,34 @@ describe('device functions (specials actions)', () => {
       expect(bad.body).toEqual({ ok: false, error: 'value: must be 0/1 or true/false for mac_filter' });
     });
   });
+  it('gateway-unplugged-reads-writes-and-actions-fail-clearly-and-store-nothing', async () => {
+    await withHost({ nodes: 3, seed: 2 }, async (h) => {
+      await discoverAll(h);
+      const node = ledNode(h);
+      const sse = await h.sse();
+      h.host.sim?.fleet.faults.dropLink();
+      await sse.waitFor('gateway', (g) => (g as { ready: boolean }).ready === false);
+
+      const r = await h.post('/api/specials/get', { mac: node.addr, key: 'led_fps' });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ ok: false, mac: node.addr, key: 'led_fps', error: 'link_down' });
+      expect(r.body.detail).toEqual(expect.any(String));
+
+      const t = await runTask(h, '/api/specials/config', { mac: node.addr, key: 'led_fps', value: 33 });
+      expect(t.state).toBe('error');
+      expect(t.last_error).toMatch(/led_fps \(option 0x05\): /);
+      expect(t.elapsed_s).toBeLessThan(6);
+
+      const a = await h.post<ActionBody>('/api/specials/action', {
+        mac: node.addr,
+        function: 'led_preset',
+        params: { presetId: 2 },
+      });
+      expect(a.status).toBe(500);
+      expect(a.body.error).toMatch(new RegExp(`^action failed: led_preset on ${node.addr}: `));
+      const after = await row(h, node.addr);
+      expect(after.specials.led_fps).toBe(75);
+      expect(after.presetId).toBe(1);
+    });
+  });
 });
