@@ -28,12 +28,12 @@ import { NmcliBackend } from './services/wifi-nmcli.ts';
 import type { AppServices } from './services/index.ts';
 import { MasterView } from './services/master-view.ts';
 import { NativePresetService } from './services/native-presets.ts';
-import { loraInfo } from './services/cost-estimator.ts';
 import { sceneEditorSchema } from './services/scene-editor-schema.ts';
 import { SceneService } from './services/scenes.ts';
 import { SceneDispatchService } from './services/scene-dispatch.ts';
 import { SceneRunner } from './services/scene-runner.ts';
 import { mirrorSentFrames } from './services/scene-mirror.ts';
+import { WireOverheadCalibration } from './services/overhead-calibration.ts';
 import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
 import { startSimOnMemory, type SimOnMemory } from './sim/sim-host.ts';
@@ -146,12 +146,22 @@ export async function startHost(
   const scenes = new SceneService({ store, clock, log, presets: nativePresets });
   const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
   groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
+  const overhead = new WireOverheadCalibration(() => driver.radioSettings().rf);
   const sceneRunner = new SceneRunner({
     driver,
     clock,
     bus,
     log: log.child({ mod: 'scenes' }),
     onSent: (frames) => mirrorSentFrames(store, frames),
+    onFrameTimed: (f, ms) => overhead.sample(f.body.length, ms),
+  });
+  const sceneDispatch = new SceneDispatchService({
+    scenes,
+    presets: nativePresets,
+    registry,
+    driver,
+    runner: sceneRunner,
+    overhead: () => overhead.current(),
   });
   let phase: 'booting' | 'ready' = 'booting';
   const runner = overrides.runner ?? processRunner();
@@ -199,19 +209,10 @@ export async function startHost(
     sceneEditorSchema: () =>
       sceneEditorSchema({
         presets: nativePresets,
-        lora: () => {
-          const rs = driver.radioSettings();
-          return { ...loraInfo(rs.rf, rs.source) };
-        },
+        lora: () => ({ ...sceneDispatch.lora() }),
         ledPresetOptions: () => ledPresets.options(),
       }),
-    sceneDispatch: new SceneDispatchService({
-      scenes,
-      presets: nativePresets,
-      registry,
-      driver,
-      runner: sceneRunner,
-    }),
+    sceneDispatch,
     ...createSpecials({ store, driver, registry, tasks, clock, log, master, ledPresets, nativePresets }),
     phase: () => phase,
   };

@@ -5,7 +5,7 @@
  *
  * Per on-air packet of body B: `bytes` += B + 9 (the original's convention: Header7 + the
  * 2 framing bytes), `radio_bytes` += B + 7, airtime += ToA(B + 7), wall clock += ToA + 12 ms
- * (USB round trip and radio turnaround, §4.6). `link_bytes` counts the USB frames the host
+ * (USB round trip and radio turnaround, §4.6; learned from runs, see overhead-calibration.ts). `link_bytes` counts the USB frames the host
  * writes (body + 6). A STREAM frame goes out as ⌈n/8⌉ fragments of 9 bytes and then waits
  * for the node's ACK. A delay adds its duration to airtime and wall clock (as the original).
  * `packets`/`bytes` are integers; airtime and wall clock are rounded up per row, and the
@@ -53,6 +53,8 @@ export interface LoraInfo {
   crc_on: boolean;
   sync_word: number;
   wire_overhead_ms_per_packet: number;
+  /** `measured`: learned from this host's scene runs; `default`: the original's 12 ms. */
+  wire_overhead_source: 'measured' | 'default';
   /** `gateway`: the settings the gateway reported; `default`: firmware defaults (not read yet). */
   source: 'gateway' | 'default';
 }
@@ -63,7 +65,14 @@ export interface CostEstimate {
   lora: LoraInfo;
 }
 
-export function loraInfo(rf: RfConfig, source: LoraInfo['source']): LoraInfo {
+export function loraInfo(
+  rf: RfConfig,
+  source: LoraInfo['source'],
+  overhead: { ms: number; source: LoraInfo['wire_overhead_source'] } = {
+    ms: WIRE_OVERHEAD_MS,
+    source: 'default',
+  },
+): LoraInfo {
   const bwHz = rf.bwKhzX10 * 100;
   return {
     sf: rf.sf,
@@ -75,7 +84,8 @@ export function loraInfo(rf: RfConfig, source: LoraInfo['source']): LoraInfo {
     low_dr_opt: (2 ** rf.sf * 1000) / bwHz >= 16,
     crc_on: true,
     sync_word: rf.syncWord,
-    wire_overhead_ms_per_packet: WIRE_OVERHEAD_MS,
+    wire_overhead_ms_per_packet: overhead.ms,
+    wire_overhead_source: overhead.source,
     source,
   };
 }
@@ -104,7 +114,7 @@ interface Exact {
 
 const zero = (): Exact => ({ packets: 0, frames: 0, bytes: 0, radio: 0, link: 0, airtime: 0, wall: 0 });
 
-function addFrame(acc: Exact, f: PlannedFrame, p: LoraParams): void {
+function addFrame(acc: Exact, f: PlannedFrame, p: LoraParams, overheadMs: number): void {
   acc.frames++;
   acc.link += f.body.length + USB_OVERHEAD;
   const stream = f.via === 'stream' || f.request.op === 'STREAM';
@@ -115,14 +125,14 @@ function addFrame(acc: Exact, f: PlannedFrame, p: LoraParams): void {
   acc.bytes += n * (body + BYTES_OVERHEAD);
   acc.radio += n * (body + HEADER_LEN);
   acc.airtime += n * toa;
-  acc.wall += n * (toa + WIRE_OVERHEAD_MS);
+  acc.wall += n * (toa + overheadMs);
   if (f.via === 'stream') acc.wall += ACK_MEAN_DELAY_MS + packetAirtimeMs(ACK_BODY, p);
 }
 
 /** Exact (unrounded) cost of one planned action. */
-function exactCost(a: PlannedAction, p: LoraParams): Exact {
+function exactCost(a: PlannedAction, p: LoraParams, overheadMs: number): Exact {
   const acc = zero();
-  for (const f of a.frames) addFrame(acc, f, p);
+  for (const f of a.frames) addFrame(acc, f, p, overheadMs);
   acc.airtime += a.delayMs;
   acc.wall += a.delayMs;
   return acc;
@@ -144,7 +154,7 @@ export function estimateCost(plan: readonly PlannedAction[], lora: LoraInfo): Co
   const p = loraParams(lora);
   const total = zero();
   const per_action: ActionCost[] = plan.map((a) => {
-    const e = exactCost(a, p);
+    const e = exactCost(a, p, lora.wire_overhead_ms_per_packet);
     for (const k of Object.keys(total) as (keyof Exact)[]) total[k] += e[k];
     const detail: Record<string, unknown> = { ...a.detail };
     if (a.degraded) detail.degraded = a.degraded;
@@ -155,6 +165,6 @@ export function estimateCost(plan: readonly PlannedAction[], lora: LoraInfo): Co
 
 /** Exact per-action airtime and wall clock (unrounded), for tests and the benchmark. */
 export function exactActionCost(a: PlannedAction, lora: LoraInfo): { airtime: number; wall: number } {
-  const e = exactCost(a, loraParams(lora));
+  const e = exactCost(a, loraParams(lora), lora.wire_overhead_ms_per_packet);
   return { airtime: e.airtime, wall: e.wall };
 }

@@ -29,6 +29,8 @@ export interface SceneDispatchDeps {
   registry: Pick<DeviceRegistry, 'all'>;
   driver: Pick<GatewayDriver, 'radioSettings'>;
   runner: SceneRunner;
+  /** The learned per-packet overhead of the wall-clock estimate. */
+  overhead?: () => { ms: number; source: 'measured' | 'default' };
 }
 
 /** A draft body: `{label?, actions, stop_on_error?}`. */
@@ -42,7 +44,7 @@ export class SceneDispatchService {
   /** The radio settings estimates use: the gateway's active ones, else firmware defaults. */
   lora(): LoraInfo {
     const { rf, source } = this.deps.driver.radioSettings();
-    return loraInfo(rf, source);
+    return loraInfo(rf, source, this.deps.overhead?.());
   }
 
   /** The planner's view of the store right now. */

@@ -62,6 +62,8 @@ export interface SceneRunnerDeps {
   log: Logger;
   /** Called with the frames of an action that went out (the device-row mirror). */
   onSent?(frames: readonly PlannedFrame[]): void;
+  /** Called with each frame that went out and the ms from handing it over to TX done. */
+  onFrameTimed?(frame: PlannedFrame, elapsedMs: number): void;
 }
 
 /** How long a scene frame may wait in the driver's queue before it is dropped. */
@@ -234,8 +236,11 @@ export class SceneRunner {
       if (!r.ok) return `${f.receiver}: ${r.detail}`;
       return r.value.ok ? null : `${f.receiver}: ACK status ${r.value.status}`;
     }
+    const t0 = this.deps.clock.now();
     const out = await this.deps.driver.send(f.receiver, f.request, opts);
-    return out.ok ? null : out.detail;
+    if (!out.ok) return out.detail;
+    this.deps.onFrameTimed?.(f, this.deps.clock.now() - t0);
+    return null;
   }
 
   private progress(

@@ -249,6 +249,11 @@ describe('scene runs on the simulated fleet', () => {
       expect(run.body.result.actions.map((r) => r.frames_sent)).toEqual(
         est.body.per_action.map((p) => p.frames),
       );
+      // Those frames calibrated the per-packet overhead of the wall-clock estimate.
+      const after = await h.post<Estimate>('/api/scenes/estimate', { actions });
+      expect(after.body.lora.wire_overhead_source).toBe('measured');
+      expect(after.body.lora.wire_overhead_ms_per_packet).toBeGreaterThan(5);
+      expect(after.body.total.packets).toBe(est.body.total.packets);
       // The device rows follow the last immediate CONTROL (mode 0 at brightness 10).
       const rows = (await h.get<{ devices: { brightness: number; effectId: number }[] }>('/api/devices')).body
         .devices;
