@@ -130,6 +130,26 @@ describe('devices page', () => {
       await page.getByRole('button', { name: 'Status: all' }).click();
       await toast(page, /Status: \d+ answered/);
 
+      // Device options: stored vs live, write with progress, read back.
+      await page.getByLabel('Search devices').fill('Finish Left');
+      await rows.nth(0).locator('button.chip').click();
+      const opts = page.getByTestId('options-dialog');
+      await opts.getByTestId('live-led_fps').getByText('device: 75 ✓').waitFor({ timeout: 60_000 });
+      await opts.getByLabel('Target Refresh Rate (fps)').fill('60');
+      await opts.getByTestId('opt-led_fps').getByRole('button', { name: 'Save' }).click();
+      await toast(page, 'Saved led_fps');
+      await opts.getByTestId('opt-led_fps').getByText('stored: 60').waitFor();
+      await opts.getByRole('button', { name: 'Read device config' }).click();
+      await opts.getByTestId('live-led_fps').getByText('device: 60 ✓').waitFor({ timeout: 60_000 });
+      // The segment geometry differs on the node (its own default): adopt it without radio.
+      const seg = opts.getByTestId('live-led_seg0');
+      await seg.getByText(/differs/).waitFor({ timeout: 60_000 });
+      await b.shot('05a-device-options');
+      await seg.getByRole('button', { name: 'Import device' }).click();
+      await seg.getByText(/device: \d+\.\.\d+ ✓/).waitFor();
+      await opts.getByRole('button', { name: 'Close' }).first().click();
+      await page.getByLabel('Search devices').fill('');
+
       // Search and sort.
       await page.getByLabel('Search devices').fill('finish left');
       await expect.poll(() => rows.count()).toBe(1);

@@ -58,6 +58,15 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
       const ok = !num(r.timed_out);
       return { text: `${label}: ${parts.join(', ')}`, ok };
     }
+    case 'special_config': {
+      const v = r.value;
+      const shown =
+        v && typeof v === 'object' ? `${(v as { start: number }).start}..${(v as { stop: number }).stop}` : v;
+      return {
+        text: `Saved ${String(r.key ?? t.meta.key ?? 'option')}${shown !== undefined ? ` = ${String(shown)}` : ''} on ${String(r.mac ?? t.meta.mac ?? '')}`,
+        ok: true,
+      };
+    }
     default:
       return { text: `${label} done`, ok: true };
   }

@@ -12,7 +12,8 @@ import {
 import { devices, groups, groupsById, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Task } from '../types.ts';
-import { DeviceTable, search, selection, visibleDevices } from './DeviceTable.tsx';
+import { DeviceTable, openOptions, search, selection, visibleDevices } from './DeviceTable.tsx';
+import { DeviceOptionsDialog } from '../dialogs/DeviceOptionsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
 import { registerShortcut } from '../keys.ts';
@@ -37,6 +38,11 @@ export function DevicesPage() {
   const [dialog, setDialog] = useState<DialogName>(null);
   const [control, setControl] = useState<ControlTarget | null>(null);
   const [moveTo, setMoveTo] = useState<string>('');
+  const [optionsFor, setOptionsFor] = useState<string | null>(null);
+  useEffect(() => {
+    openOptions.value = (d) => setOptionsFor(d.addr);
+    return () => (openOptions.value = null);
+  }, []);
   const searchRef = useRef<HTMLInputElement>(null);
   const busy = taskRunning.value;
   const busyTitle = busy ? 'Busy: a task is running' : '';
@@ -249,6 +255,7 @@ export function DevicesPage() {
       {dialog === 'discover' && <DiscoverDialog onClose={() => setDialog(null)} />}
       {dialog === 'newGroup' && <NewGroupDialog onClose={() => setDialog(null)} />}
       {dialog === 'resync' && <ResyncDialog onClose={() => setDialog(null)} />}
+      {optionsFor && <DeviceOptionsDialog addr={optionsFor} onClose={() => setOptionsFor(null)} />}
       {control && <ControlDialog target={control} onClose={() => setControl(null)} />}
     </div>
   );

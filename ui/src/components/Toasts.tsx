@@ -23,9 +23,19 @@ function ToastItem({ t }: { t: Toast }) {
 }
 
 export function Toasts() {
+  const list = toasts.value;
+  // A manual popover sits in the top layer: re-showing it after each toast keeps it
+  // above any open modal dialog, so errors raised from a dialog stay readable.
+  useEffect(() => {
+    const el = document.getElementById('toasts') as
+      (HTMLElement & { showPopover?: () => void; hidePopover?: () => void }) | null;
+    if (!el?.showPopover) return;
+    if (el.matches(':popover-open')) el.hidePopover?.();
+    if (list.length) el.showPopover();
+  }, [list]);
   return (
-    <div class="toasts" data-testid="toasts">
-      {toasts.value.map((t) => (
+    <div id="toasts" popover="manual" class="toasts" data-testid="toasts">
+      {list.map((t) => (
         <ToastItem key={t.id} t={t} />
       ))}
     </div>

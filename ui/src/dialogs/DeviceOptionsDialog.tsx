@@ -1,0 +1,420 @@
+/**
+ * Device options ("specials"): per option the host's stored value next to the live
+ * value read from the node (✓ / ⚠ divergence / ? no answer), write with progress,
+ * import of the live value; node methods and one-shot functions, destructive ones
+ * confirmed with the schema's own message.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { get, post } from '../api.ts';
+import { formatMac } from '../format.ts';
+import { devices, task, taskRunning } from '../store.ts';
+import { toast, toastError } from '../toasts.ts';
+import type { Device, Task } from '../types.ts';
+import { confirmAction } from './confirm.tsx';
+import { Modal } from './Modal.tsx';
+
+type Value = number | { start: number; stop: number };
+
+interface OptionSchema {
+  key: string;
+  label: string;
+  unit?: string | null;
+  readable: boolean;
+  writable: boolean;
+  stored_keys: string[];
+  type: 'integer' | 'uint16-pair';
+  min?: number;
+  max?: number;
+  default: Value;
+  fields?: { name: 'start' | 'stop'; min: number; max: number }[];
+}
+interface MethodSchema {
+  key: string;
+  label: string;
+  kind: 'toggle' | 'action';
+  description?: string;
+  configByte_bit?: number;
+  destructive?: { message: string };
+}
+interface FunctionSchema {
+  key: string;
+  label: string;
+  vars: string[];
+  ui: Record<
+    string,
+    {
+      widget: string;
+      label?: string;
+      min?: number;
+      max?: number;
+      options?: { value: string; label: string }[];
+    }
+  >;
+  description?: string;
+  unicast?: boolean;
+  destructive?: { message: string };
+}
+interface CapSchema {
+  label: string;
+  options: OptionSchema[];
+  methods: MethodSchema[];
+  functions: FunctionSchema[];
+}
+
+type Live = { state: 'reading' } | { state: 'ok'; value: Value } | { state: 'timeout'; error: string };
+
+const same = (a: Value | undefined, b: Value | undefined): boolean => JSON.stringify(a) === JSON.stringify(b);
+const show = (v: Value | undefined): string =>
+  v === undefined ? '—' : typeof v === 'number' ? String(v) : `${v.start}..${v.stop}`;
+
+function storedValue(d: Device, o: OptionSchema): Value | undefined {
+  const s = d.specials ?? {};
+  if (o.type === 'uint16-pair') {
+    const [a, b] = o.stored_keys;
+    const start = s[a ?? ''];
+    const stop = s[b ?? ''];
+    return typeof start === 'number' && typeof stop === 'number' ? { start, stop } : undefined;
+  }
+  const v = s[o.stored_keys[0] ?? o.key];
+  return typeof v === 'number' ? v : undefined;
+}
+
+/** Follows the write tasks started here (spinners) until they end. */
+function useTaskWatch() {
+  const [pending, setPending] = useState<Record<string, number>>({});
+  const t = task.value;
+  useEffect(() => {
+    if (!t || t.state === 'running') return;
+    const entry = Object.entries(pending).find(([, id]) => id === t.id);
+    if (!entry) return;
+    const [key] = entry;
+    setPending((p) => {
+      const n = { ...p };
+      delete n[key];
+      return n;
+    });
+    // The end itself is announced once, app-wide (live.ts).
+  }, [t?.id, t?.state]);
+  return { pending, add: (key: string, id: number) => setPending((p) => ({ ...p, [key]: id })) };
+}
+
+export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: () => void }) {
+  const d = devices.value.find((x) => x.addr === addr);
+  const [schema, setSchema] = useState<Record<string, CapSchema> | null>(null);
+  const [live, setLive] = useState<Record<string, Live>>({});
+  const [edit, setEdit] = useState<Record<string, Value>>({});
+  const watch = useTaskWatch();
+  const caps = ['NODE', ...(d?.dev_type_caps ?? [])];
+  const options = schema ? caps.flatMap((c) => schema[c]?.options ?? []) : [];
+
+  const read = async (o: OptionSchema) => {
+    setLive((l) => ({ ...l, [o.key]: { state: 'reading' } }));
+    try {
+      const r = await post<{ ok: boolean; value?: Value; error?: string }>('specials/get', {
+        mac: addr,
+        key: o.key,
+      });
+      setLive((l) => ({
+        ...l,
+        [o.key]:
+          r.ok && r.value !== undefined
+            ? { state: 'ok', value: r.value }
+            : { state: 'timeout', error: r.error ?? 'timeout' },
+      }));
+    } catch (err) {
+      setLive((l) => ({ ...l, [o.key]: { state: 'timeout', error: (err as Error).message } }));
+    }
+  };
+  const readAll = async (opts: OptionSchema[]) => {
+    // One after the other: a node answers one read at a time.
+    for (const o of opts.filter((x) => x.readable)) await read(o);
+  };
+  useEffect(() => {
+    void get<{ specials: Record<string, CapSchema> }>('specials')
+      .then((r) => {
+        setSchema(r.specials);
+        void readAll(['NODE', ...(d?.dev_type_caps ?? [])].flatMap((c) => r.specials[c]?.options ?? []));
+      })
+      .catch((err) => toastError('Loading the options schema failed', err));
+  }, [addr]);
+
+  if (!d) return null;
+  const write = async (key: string, value?: Value | boolean) => {
+    try {
+      const r = await post<{ task: Task }>(
+        'specials/config',
+        value === undefined ? { mac: addr, key } : { mac: addr, key, value },
+      );
+      watch.add(key, r.task.id);
+    } catch (err) {
+      toastError(`Writing ${key} failed`, err);
+    }
+  };
+  const importLive = async (o: OptionSchema, value: Value) => {
+    try {
+      await post('specials/config/import', { mac: addr, key: o.key, value });
+      toast(`Imported ${o.label} = ${show(value)} from the device`);
+    } catch (err) {
+      toastError('Import failed', err);
+    }
+  };
+  const runMethod = async (m: MethodSchema, value?: boolean) => {
+    if (
+      m.destructive &&
+      !(await confirmAction({
+        title: m.label,
+        body: `${m.label} on '${d.name}'? ${m.destructive.message}`,
+        confirm: m.label,
+        danger: true,
+      }))
+    )
+      return;
+    await write(m.key, value);
+  };
+  const busy = taskRunning.value;
+  return (
+    <Modal title={`Options — ${d.name}`} onClose={onClose} wide testId="options-dialog">
+      <div class="row between">
+        <span class="mono muted">
+          {formatMac(d.full_mac, d.addr)} · {d.dev_type_name} · {d.online ? 'online' : 'offline'}
+        </span>
+        <button type="button" onClick={() => readAll(options)} title="Read every value from the device again">
+          Read device config
+        </button>
+      </div>
+      {!schema && <p class="muted">Loading…</p>}
+      {schema &&
+        caps.map((c) => {
+          const cap = schema[c];
+          if (!cap) return null;
+          return (
+            <section key={c} class="opt-section">
+              <h3>{cap.label}</h3>
+              {cap.options.map((o) => {
+                const stored = storedValue(d, o);
+                const l = live[o.key];
+                const cur = edit[o.key] ?? stored ?? o.default;
+                const diverges = l?.state === 'ok' && stored !== undefined && !same(l.value, stored);
+                const saving = watch.pending[o.key] !== undefined;
+                return (
+                  <div class="opt-row" key={o.key} data-testid={`opt-${o.key}`}>
+                    <div class="opt-label">
+                      {o.label}
+                      <span class="muted small-text">
+                        default: {show(o.default)} · stored: {show(stored)}
+                      </span>
+                    </div>
+                    <div class="opt-input">
+                      {o.type === 'uint16-pair' && typeof cur === 'object' ? (
+                        (['start', 'stop'] as const).map((f) => (
+                          <input
+                            key={f}
+                            type="number"
+                            aria-label={`${o.label} ${f}`}
+                            min={0}
+                            max={65535}
+                            value={cur[f]}
+                            onInput={(e) =>
+                              setEdit({ ...edit, [o.key]: { ...cur, [f]: Number(e.currentTarget.value) } })
+                            }
+                          />
+                        ))
+                      ) : (
+                        <input
+                          type="number"
+                          aria-label={o.label}
+                          min={o.min}
+                          max={o.max}
+                          value={cur as number}
+                          onInput={(e) => setEdit({ ...edit, [o.key]: Number(e.currentTarget.value) })}
+                        />
+                      )}
+                      <button
+                        type="button"
+                        class="small primary"
+                        disabled={busy || saving || !o.writable}
+                        onClick={() => write(o.key, cur)}
+                      >
+                        {saving ? 'Saving…' : 'Save'}
+                      </button>
+                    </div>
+                    <div class="opt-live" data-testid={`live-${o.key}`}>
+                      {!o.readable ? (
+                        <span class="muted">not readable</span>
+                      ) : !l || l.state === 'reading' ? (
+                        <span class="muted">device: …</span>
+                      ) : l.state === 'timeout' ? (
+                        <>
+                          <span class="muted" title={l.error}>
+                            device: ? ({l.error})
+                          </span>
+                          <button type="button" class="small" onClick={() => read(o)}>
+                            Retry
+                          </button>
+                        </>
+                      ) : diverges ? (
+                        <>
+                          <span class="lvl-warn">device: {show(l.value)} ⚠ differs</span>
+                          <button
+                            type="button"
+                            class="small"
+                            disabled={busy}
+                            onClick={() => write(o.key, stored)}
+                            title="Send the host's stored value"
+                          >
+                            Push host
+                          </button>
+                          <button
+                            type="button"
+                            class="small"
+                            onClick={() => importLive(o, l.value)}
+                            title="Adopt the device's value (no radio)"
+                          >
+                            Import device
+                          </button>
+                        </>
+                      ) : (
+                        <span class="lvl-good">device: {show(l.value)} ✓</span>
+                      )}
+                    </div>
+                  </div>
+                );
+              })}
+              {cap.methods.map((m) => {
+                const on = m.configByte_bit !== undefined ? (d.configByte & m.configByte_bit) !== 0 : null;
+                return (
+                  <div class="opt-row" key={m.key}>
+                    <div class="opt-label">
+                      {m.label}
+                      {m.description && <span class="muted small-text">{m.description}</span>}
+                    </div>
+                    <div class="opt-input">
+                      {m.kind === 'toggle' ? (
+                        <>
+                          <span class={`pill tiny ${on ? 'on' : 'off'}`}>{on ? 'ON' : 'OFF'}</span>
+                          <button
+                            type="button"
+                            class="small"
+                            disabled={busy || watch.pending[m.key] !== undefined}
+                            onClick={() => runMethod(m, true)}
+                          >
+                            On
+                          </button>
+                          <button
+                            type="button"
+                            class="small"
+                            disabled={busy || watch.pending[m.key] !== undefined}
+                            onClick={() => runMethod(m, false)}
+                          >
+                            Off
+                          </button>
+                        </>
+                      ) : (
+                        <button
+                          type="button"
+                          class={m.destructive ? 'small danger' : 'small'}
+                          disabled={busy || watch.pending[m.key] !== undefined}
+                          onClick={() => runMethod(m)}
+                        >
+                          {watch.pending[m.key] !== undefined ? 'Sending…' : m.label}
+                        </button>
+                      )}
+                    </div>
+                  </div>
+                );
+              })}
+              {cap.functions.map((f) => (
+                <FunctionCard key={f.key} f={f} d={d} />
+              ))}
+            </section>
+          );
+        })}
+    </Modal>
+  );
+}
+
+function FunctionCard({ f, d }: { f: FunctionSchema; d: Device }) {
+  const [params, setParams] = useState<Record<string, string | number>>(() =>
+    Object.fromEntries(
+      f.vars.map((v) => [
+        v,
+        f.ui[v]?.widget === 'select' ? (f.ui[v]?.options?.[0]?.value ?? '') : d.brightness || 128,
+      ]),
+    ),
+  );
+  const [sending, setSending] = useState(false);
+  const send = async () => {
+    if (
+      f.destructive &&
+      !(await confirmAction({
+        title: f.label,
+        body: `${f.label} on '${d.name}'? ${f.destructive.message}`,
+        confirm: f.label,
+        danger: true,
+      }))
+    )
+      return;
+    setSending(true);
+    try {
+      const body = Object.fromEntries(
+        Object.entries(params).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]),
+      );
+      await post('specials/action', { mac: d.addr, function: f.key, params: body });
+      toast(`${f.label} sent to ${d.name}`);
+    } catch (err) {
+      toastError(`${f.label} failed`, err);
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <div class="fn-card" data-testid={`fn-${f.key}`}>
+      <strong>{f.label}</strong>
+      {f.description && <span class="muted small-text">{f.description}</span>}
+      <div class="row">
+        {f.vars.map((v) => {
+          const ui = f.ui[v];
+          if (!ui) return null;
+          return ui.widget === 'select' ? (
+            <label class="small-field" key={v}>
+              {ui.label ?? v}
+              <select
+                aria-label={ui.label ?? v}
+                value={String(params[v])}
+                onChange={(e) => setParams({ ...params, [v]: e.currentTarget.value })}
+              >
+                {(ui.options ?? []).map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : (
+            <label class="small-field" key={v}>
+              <span>
+                {ui.label ?? v} <span class="mono muted">{params[v]}</span>
+              </span>
+              <input
+                type="range"
+                aria-label={ui.label ?? v}
+                min={ui.min ?? 0}
+                max={ui.max ?? 255}
+                value={Number(params[v])}
+                onInput={(e) => setParams({ ...params, [v]: Number(e.currentTarget.value) })}
+              />
+            </label>
+          );
+        })}
+        <button
+          type="button"
+          class={f.destructive ? 'small primary' : 'small go'}
+          disabled={sending}
+          onClick={send}
+        >
+          {sending ? 'Sending…' : 'Send'}
+        </button>
+      </div>
+    </div>
+  );
+}
