@@ -113,8 +113,12 @@ export async function runFwUpdate(ctx: TaskContext, plan: FwPlan, deps: OtaDeps)
     const text = errText(err);
     if (isAbort(err, ctx.signal)) cancelled = true;
     else {
-      errors.push(text);
-      for (const row of rows) if (meta.deviceState[row.addr] !== 'ok') fail(row, text);
+      // Every device not yet finished gets the text (never ok:false with empty errors).
+      const open = rows.filter(
+        (r) => !['ok', 'error', 'reannounce_timeout'].includes(meta.deviceState[r.addr] ?? ''),
+      );
+      for (const row of open) fail(row, text);
+      if (open.length === 0) errors.push(text);
     }
   }
   meta.index = total;
