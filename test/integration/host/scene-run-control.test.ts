@@ -83,6 +83,26 @@ describe('scene run control', () => {
     });
   });
 
+  it('estimates-follow-the-gateway-radio-settings-when-they-change', async () => {
+    await withHost({ nodes: 1 }, async (h) => {
+      const actions = [
+        { kind: 'sync' },
+        { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 1 } },
+      ];
+      type Est = { total: { airtime_ms: number; packets: number }; lora: { sf: number; source: string } };
+      const sf7 = (await h.post<Est>('/api/scenes/estimate', { actions })).body;
+      expect(sf7.lora).toMatchObject({ sf: 7, source: 'gateway' });
+      expect(sf7.total.airtime_ms).toBe(Math.ceil(2 * 41.216));
+      const rf = h.host.services.driver.radioSettings().rf;
+      const set = await h.host.services.driver.setGatewayRf({ ...rf, sf: 9 }, false);
+      expect(set.ok).toBe(true);
+      const sf9 = (await h.post<Est>('/api/scenes/estimate', { actions })).body;
+      expect(sf9.lora.sf).toBe(9);
+      expect(sf9.total.packets).toBe(2);
+      expect(sf9.total.airtime_ms).toBe(Math.ceil(2 * 144.384));
+    });
+  });
+
   it('unknown-scene-is-404-and-a-draft-run-leaves-the-stored-scene-untouched', async () => {
     await withHost({ nodes: 2 }, async (h) => {
       await discoverAll(h);
