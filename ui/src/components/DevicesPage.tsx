@@ -14,11 +14,13 @@ import { toast, toastError } from '../toasts.ts';
 import type { Task } from '../types.ts';
 import { DeviceTable, openOptions, search, selection, visibleDevices } from './DeviceTable.tsx';
 import { DeviceOptionsDialog } from '../dialogs/DeviceOptionsDialog.tsx';
+import { FirmwareDialog } from '../dialogs/FirmwareDialog.tsx';
+import { LedPresetsDialog } from '../dialogs/LedPresetsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
 import { registerShortcut } from '../keys.ts';
 
-type DialogName = 'discover' | 'newGroup' | 'resync' | null;
+type DialogName = 'discover' | 'newGroup' | 'resync' | 'firmware' | 'ledPresets' | null;
 
 async function startTask(path: string, body: unknown, what: string): Promise<Task | null> {
   try {
@@ -199,6 +201,20 @@ export function DevicesPage() {
           >
             Re-sync groups…
           </button>
+          <button
+            type="button"
+            onClick={() => setDialog('firmware')}
+            title="Over-the-air firmware, preset and config updates"
+          >
+            Firmware…
+          </button>
+          <button
+            type="button"
+            onClick={() => setDialog('ledPresets')}
+            title="LED preset files: upload, choose the active one, download from a node"
+          >
+            LED presets…
+          </button>
           <span class="spacer" />
           <button
             type="button"
@@ -255,6 +271,10 @@ export function DevicesPage() {
       {dialog === 'discover' && <DiscoverDialog onClose={() => setDialog(null)} />}
       {dialog === 'newGroup' && <NewGroupDialog onClose={() => setDialog(null)} />}
       {dialog === 'resync' && <ResyncDialog onClose={() => setDialog(null)} />}
+      {dialog === 'firmware' && (
+        <FirmwareDialog selected={selected} groupFilter={gf} onClose={() => setDialog(null)} />
+      )}
+      {dialog === 'ledPresets' && <LedPresetsDialog selected={selected} onClose={() => setDialog(null)} />}
       {optionsFor && <DeviceOptionsDialog addr={optionsFor} onClose={() => setOptionsFor(null)} />}
       {control && <ControlDialog target={control} onClose={() => setControl(null)} />}
     </div>

@@ -1,0 +1,71 @@
+/**
+ * Browser scenario against the OTA test rig (fake nmcli + fake LED node web server on
+ * loopback): an LED preset file uploaded and made active, then a firmware update of
+ * the whole fleet from the dialog, with per-device rows and the summary.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFirmware, makePresets } from '../fixtures/ota/builders.ts';
+import { withOtaRig } from '../fixtures/ota/rig.ts';
+import { openBrowser, type BrowserHandle } from './browser.ts';
+
+let b: BrowserHandle;
+beforeAll(async () => {
+  b = await openBrowser();
+});
+afterAll(async () => {
+  await b?.close();
+});
+
+describe('firmware and preset files', () => {
+  it('operator-uploads-a-preset-file-and-updates-the-fleet-firmware', async () => {
+    await withOtaRig({ nodes: 2 }, async (rig) => {
+      const page = b.page;
+      await page.goto(rig.h.url + '/');
+      await page.locator('table.devices tbody tr').nth(1).waitFor();
+
+      // LED preset file: upload; the first one becomes active.
+      await page.getByRole('button', { name: 'LED presets…' }).click();
+      const lp = page.getByTestId('led-presets');
+      await lp
+        .locator('input[type=file]')
+        .setInputFiles({ name: 'presets.json', mimeType: 'application/json', buffer: makePresets(3) });
+      await lp.getByRole('button', { name: 'Upload' }).click();
+      await page.locator('.toast', { hasText: /Uploaded preset file/ }).waitFor();
+      await lp
+        .getByTestId('current-preset-file')
+        .getByText(/Current: (?!none)/)
+        .waitFor();
+      await b.shot('13-led-presets');
+      await lp.getByRole('button', { name: 'Close' }).first().click();
+
+      // Firmware update of every device.
+      await page.getByRole('checkbox', { name: 'Select all visible devices' }).click();
+      await page.getByRole('button', { name: 'Firmware…' }).click();
+      const fw = page.getByTestId('firmware-dialog');
+      await fw.getByTestId('planned').getByText('2 devices planned').waitFor();
+      const image = makeFirmware({ size: 200 * 1024, releaseName: 'Node_V4_TYPE_12' });
+      await fw
+        .getByLabel('Firmware file')
+        .setInputFiles({ name: 'wled_new.bin', mimeType: 'application/octet-stream', buffer: image });
+      await page.locator('.toast', { hasText: /Uploaded wled_new\.bin/ }).waitFor();
+      await fw.locator('input[name=baseUrl]').fill(rig.wled.url);
+      await b.shot('14-firmware-form');
+      await fw.getByRole('button', { name: 'Start update' }).click();
+      await page
+        .getByTestId('confirm')
+        .getByText(/Update 2 devices\?/)
+        .waitFor();
+      await page.getByTestId('confirm').getByRole('button', { name: 'Start update' }).click();
+      await fw.locator('.fw-row.tx').first().waitFor({ timeout: 60_000 });
+      await b.shot('15-firmware-running');
+      await fw
+        .getByTestId('fw-summary')
+        .getByText(/2 ok · 0 failed/)
+        .waitFor({ timeout: 120_000 });
+      await b.shot('16-firmware-summary');
+      for (const a of rig.addrs) expect(rig.wled.node(rig.macOf[a] ?? '').flashed).toHaveLength(1);
+      await fw.getByRole('button', { name: 'Close' }).first().click();
+      expect(b.errors).toEqual([]);
+    });
+  });
+});
