@@ -102,9 +102,11 @@ export class Store {
   /** Flushes a pending write (shutdown); later changes stay in memory only. */
   async close(): Promise<void> {
     this.cancelTimer();
-    if (this.dirty) await this.flush();
-    else await this.writing;
+    // Closed first: a change made while the last write runs must not arm a timer that
+    // writes into the data dir after close() resolved; it is written by the second pass.
     this.closed = true;
+    await this.flush();
+    if (this.dirty && !this.lastWriteError) await this.flush();
   }
 
   private async adopt(): Promise<LoadResult> {
