@@ -53,10 +53,15 @@ function loadCommon(
 }
 
 /** Missing or duplicate ids get fresh ones above every id in use. */
-function assignIds<T extends { id: number | null }>(items: T[], where: string, notes: string[]): number {
+function assignIds<T extends { id: number | null }>(
+  items: T[],
+  persistedNext: number | undefined,
+  where: string,
+  notes: string[],
+): number {
   const used = new Set<number>();
   let next = nextId(
-    undefined,
+    persistedNext,
     items.map((i) => i.id ?? -1).filter((i) => i >= 0),
   );
   for (const it of items) {
@@ -80,7 +85,9 @@ export function loadNativePresets(raw: readonly unknown[], persistedNext?: numbe
     if (!c) return;
     let params = fullPresetParams({});
     try {
-      params = fullPresetParams(parseEffectParams(r.params, 'params', { lenient: true }));
+      const dropped: string[] = [];
+      params = fullPresetParams(parseEffectParams(r.params, 'params', { lenient: true, notes: dropped }));
+      for (const d of dropped) notes.push(`${where} "${c.key}": ${d}`);
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       notes.push(`${where} "${c.key}": params reset (${e.message})`);
@@ -94,8 +101,8 @@ export function loadNativePresets(raw: readonly unknown[], persistedNext?: numbe
     }
     items.push({ ...c, params, flags });
   });
-  const next = assignIds(items, 'native preset', notes);
-  return { items: items as NativePreset[], next: Math.max(next, persistedNext ?? 0), notes };
+  const next = assignIds(items, persistedNext, 'native preset', notes);
+  return { items: items as NativePreset[], next, notes };
 }
 
 export function loadScenes(raw: readonly unknown[], persistedNext?: number): Loaded<Scene> {
@@ -111,8 +118,8 @@ export function loadScenes(raw: readonly unknown[], persistedNext?: number): Loa
     const stop = typeof r.stop_on_error === 'boolean' ? r.stop_on_error : true;
     items.push({ ...c, actions, stop_on_error: stop });
   });
-  const next = assignIds(items, 'scene', notes);
-  return { items: items as Scene[], next: Math.max(next, persistedNext ?? 0), notes };
+  const next = assignIds(items, persistedNext, 'scene', notes);
+  return { items: items as Scene[], next, notes };
 }
 
 /** Valid actions are kept one by one; only a broken action is dropped (and noted). */
@@ -129,7 +136,9 @@ function loadActions(raw: unknown, where: string, notes: string[]): SceneAction[
       return;
     }
     try {
-      out.push(validateAction(a, `actions[${i}]`, { lenient: true }));
+      const dropped: string[] = [];
+      out.push(validateAction(a, `actions[${i}]`, { lenient: true, notes: dropped }));
+      for (const d of dropped) notes.push(`${where}: ${d}`);
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       notes.push(`${where}: action dropped (${e.message})`);

@@ -4,6 +4,7 @@
  * Values are range-checked on save and refused with a 400 naming the field, never
  * masked (decisions §5); `flags` is the flags byte of the user-chosen bits.
  */
+import { ValidationError } from '../errors.ts';
 import { FLAG, USER_FLAG_MASK } from '../protocol/flags.ts';
 import type { Rgb } from '../protocol/types.ts';
 import { asBool, asInt, checkKeys, fail, isRecord, join } from './input.ts';
@@ -92,8 +93,10 @@ export const FLAG_LABELS: Record<FlagKey, string> = {
 };
 
 export interface ParseOptions {
-  /** Stored data: unknown keys are dropped instead of refused. */
+  /** Stored data: unknown keys, and effect fields with a bad value, are dropped instead of refused. */
   lenient?: boolean;
+  /** Where lenient parsing reports what it dropped. */
+  notes?: string[];
 }
 
 /** `[r,g,b]` (0..255 each) or a hex string `FF8800` / `#ff8800`. */
@@ -138,7 +141,13 @@ export function parseEffectParams(input: unknown, path: string, opts: ParseOptio
   for (const k of NATIVE_PARAM_FIELDS) {
     const v = input[k];
     if (v === undefined || v === null) continue;
-    (out as Record<string, unknown>)[k] = parseField(k, v, join(path, k));
+    try {
+      (out as Record<string, unknown>)[k] = parseField(k, v, join(path, k));
+    } catch (e) {
+      // A stored value out of range (an older host masked instead of refusing) costs that field only.
+      if (!opts.lenient || !(e instanceof ValidationError)) throw e;
+      opts.notes?.push(`${e.message} (field dropped)`);
+    }
   }
   return out;
 }

@@ -143,8 +143,10 @@ export interface Scene {
 }
 
 export interface SceneValidationContext {
-  /** Stored data: unknown keys are dropped instead of refused. */
+  /** Stored data: unknown keys (and bad effect field values) are dropped instead of refused. */
   lenient?: boolean;
+  /** Where lenient validation reports what it dropped. */
+  notes?: string[];
   /** When given, a native_preset `presetId` must name an existing preset. */
   presetExists?: (ref: string) => boolean;
 }

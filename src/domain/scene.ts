@@ -186,7 +186,12 @@ function validateEffect(
   const pPath = join(path, 'params');
   const params = paramsObject(input.params, pPath);
   if (kind === 'native_effect') {
-    return { kind, target, params: parseEffectParams(params, pPath, { lenient }), flags_override };
+    return {
+      kind,
+      target,
+      params: parseEffectParams(params, pPath, { lenient, notes: ctx.notes }),
+      flags_override,
+    };
   }
   checkKeys(params, ['presetId', 'brightness'], pPath, lenient);
   const bri = optBrightness(params.brightness, join(pPath, 'brightness'));

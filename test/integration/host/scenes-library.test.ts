@@ -461,7 +461,16 @@ describe('scenes library', () => {
       'junk',
       { key: 'nolabel' },
       { ...good, key: 'finish' },
-      { key: 'half', label: 'Half', actions: [{ kind: 'sync' }, { kind: 'warp' }, { kind: 'delay', ms: 5 }] },
+      {
+        key: 'half',
+        label: 'Half',
+        actions: [
+          { kind: 'sync' },
+          { kind: 'warp' },
+          { kind: 'delay', ms: 5 },
+          { kind: 'rl_effect', target: { kind: 'scope' }, params: { mode: 1, speed: 300 }, extra: 1 },
+        ],
+      },
       { id: 0, key: 'old', label: 'Old', actions: 'none', stop_on_error: 'yes' },
     ];
     file.native_presets = [{ key: 'p', label: 'P', params: { speed: 999, mode: 1 }, flags: 7 }, 42];
@@ -475,7 +484,11 @@ describe('scenes library', () => {
         [2, 'old'],
       ]);
       expect(list[0]?.actions).toEqual(good.actions);
-      expect(list[1]?.actions).toEqual([{ kind: 'sync' }, { kind: 'delay', duration_ms: 5 }]);
+      expect(list[1]?.actions).toEqual([
+        { kind: 'sync' },
+        { kind: 'delay', duration_ms: 5 },
+        { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 1 }, flags_override: {} },
+      ]);
       expect(list[2]).toMatchObject({ actions: [], stop_on_error: true });
       const presets = (
         await call<{ presets: { params: Record<string, unknown>; flags: number }[] }>(
@@ -486,7 +499,8 @@ describe('scenes library', () => {
       ).body.presets;
       expect(presets).toHaveLength(1);
       expect(presets[0]?.flags).toBe(2);
-      expect(presets[0]?.params.mode).toBeNull();
+      // Only the out-of-range field is dropped.
+      expect(presets[0]?.params).toMatchObject({ mode: 1, speed: null });
       expect((await call<SceneRes>(h, 'POST', '/api/scenes', { label: 'New' })).body.scene.id).toBe(3);
     });
   });

@@ -88,3 +88,28 @@ describe('group-delete renumbering', () => {
     expect(renumberActions(validateSceneActions([{ kind: 'sync' }, { kind: 'delay' }]), 1)).toBeNull();
   });
 });
+
+describe('tolerant loading', () => {
+  it('reports every repair', async () => {
+    const { loadNativePresets, loadScenes } = await import('../../../src/domain/library-load.ts');
+    const p = loadNativePresets(
+      [{ id: 4, key: 'a', label: 'A', params: { speed: 300, mode: 0 }, flags: 0x03 }, {}],
+      2,
+    );
+    expect(p.items).toHaveLength(1);
+    expect(p.items[0]).toMatchObject({ id: 4, flags: 0x02, params: { mode: 0, speed: null } });
+    expect(p.next).toBe(5);
+    expect(p.notes).toEqual([
+      'native_presets[0] "a": params.speed: must be <= 255 (field dropped)',
+      'native_presets[1]: skipped (no key or label)',
+    ]);
+    const s = loadScenes([{ key: 's', label: 'S', actions: [{ kind: 'nope' }, { kind: 'sync' }] }], 7);
+    // A record without an id gets a fresh one: never one a deleted scene had.
+    expect(s.items[0]).toMatchObject({ id: 7, actions: [{ kind: 'sync' }], stop_on_error: true });
+    expect(s.next).toBe(8);
+    expect(s.notes).toEqual([
+      'scenes[0] "s": action dropped (actions[0].kind: invalid action kind "nope"; expected one of native_preset, led_preset, native_effect, startblock, sync, delay, offset_group)',
+      'scene "s": id missing replaced by 7',
+    ]);
+  });
+});
