@@ -1,0 +1,37 @@
+/**
+ * Preloaded into the host process by bench/http.ts (`node --import ./bench/probe.mjs …`):
+ * measures event-loop delay with perf_hooks.monitorEventLoopDelay and answers memory and
+ * lag figures over the IPC channel, so the benchmark needs no route in the product.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import process from 'node:process';
+
+const histogram = monitorEventLoopDelay({ resolution: 2 });
+histogram.enable();
+const ms = (ns) => Math.round((ns / 1e6) * 100) / 100;
+
+if (process.send) {
+  process.on('message', (msg) => {
+    if (msg === 'reset') {
+      histogram.reset();
+      process.send({ reset: true });
+    } else if (msg === 'stats') {
+      const m = process.memoryUsage();
+      process.send({
+        rss: m.rss,
+        heapUsed: m.heapUsed,
+        heapTotal: m.heapTotal,
+        external: m.external,
+        arrayBuffers: m.arrayBuffers,
+        lag: {
+          p50: ms(histogram.percentile(50)),
+          p99: ms(histogram.percentile(99)),
+          max: ms(histogram.max),
+          mean: ms(histogram.mean),
+        },
+      });
+    }
+  });
+  // The channel must not keep the host alive after SIGTERM.
+  process.channel?.unref();
+}
