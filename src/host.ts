@@ -36,7 +36,7 @@ import { mirrorSentFrames } from './services/scene-mirror.ts';
 import { WireOverheadCalibration } from './services/overhead-calibration.ts';
 import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
-import { startSimOnMemory, type SimOnMemory } from './sim/sim-host.ts';
+import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
 import { TaskManager, type TaskSnapshot } from './tasks/task-manager.ts';
@@ -73,7 +73,9 @@ interface GatewayChoice {
 
 async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): Promise<GatewayChoice> {
   const simClock = (): Clock => clockOverride ?? new ScaledClock(cfg.simTimeScale);
-  const sim = (clock: Clock): GatewayChoice => {
+  // Loaded only when used: on real hardware the simulator costs neither start time nor memory.
+  const sim = async (clock: Clock): Promise<GatewayChoice> => {
+    const { startSimOnMemory } = await import('./sim/sim-host.ts');
     const s = startSimOnMemory({ nodes: cfg.simNodes, seed: cfg.simSeed, clock, autoStart: false });
     return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
   };

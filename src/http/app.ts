@@ -3,9 +3,12 @@
  * security (optional password, cross-origin refusal), JSON 404/405, the error
  * mapper, the SSE stream and one plugin per resource, all under the mount prefix.
  */
+import compress from '@fastify/compress';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppServices } from '../services/index.ts';
 import { errorHandler } from './errors.ts';
+import { ListCache } from './list-cache.ts';
+import { COMPRESS_THRESHOLD } from './serialized-body.ts';
 import { installSecurity, type SecurityOptions } from './security.ts';
 import { SseHub } from './sse.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -14,6 +17,7 @@ import { nativePresetRoutes } from './routes/native-presets.ts';
 import { sceneRoutes } from './routes/scenes.ts';
 import { sceneRunRoutes } from './routes/scene-run.ts';
 import { specialsRoutes } from './routes/specials.ts';
+import { listRoutes } from './routes/lists.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
@@ -80,6 +84,11 @@ export async function buildApp(
   const indexHtml = loadIndexHtml(uiDir, prefix);
   installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
 
+  // Answers above the threshold are compressed when the client asks (the lists carry their own).
+  await app.register(compress, { threshold: COMPRESS_THRESHOLD, encodings: ['br', 'gzip', 'deflate'] });
+  const lists = new ListCache(svc);
+  app.addHook('onClose', async () => lists.close());
+
   // Until the state file is loaded, answers would be empty and changes would be lost.
   app.addHook('onRequest', async (req, reply) => {
     if (svc.phase() === 'ready' || req.url.split('?')[0] === `${prefix}/api/health`) return;
@@ -102,6 +111,7 @@ export async function buildApp(
   await app.register(
     async (api) => {
       await api.register(systemRoutes(svc));
+      await api.register(listRoutes(lists));
       await api.register(deviceRoutes(svc));
       await api.register(groupRoutes(svc));
       await api.register(stateRoutes(svc));

@@ -94,23 +94,30 @@ export class DeviceRegistry {
   recordGroup(addr: Addr, groupId: number, pending: boolean): void {
     const d = this.find(addr);
     if (!d || (d.groupId === groupId && d.group_pending === pending)) return;
-    this.store.mutate(['DEVICE_MEMBERSHIP'], () => {
-      d.groupId = groupId;
-      d.group_pending = pending;
-    });
+    this.store.mutate(
+      ['DEVICE_MEMBERSHIP'],
+      () => {
+        d.groupId = groupId;
+        d.group_pending = pending;
+      },
+      'soon',
+      [d],
+    );
   }
 
   /** Marks devices offline (e.g. a status poll they did not answer). */
   markOffline(addrs: Iterable<Addr>): number {
     let n = 0;
     const set = new Set(addrs);
+    const changed: Device[] = [];
     for (const d of this.store.state.devices) {
       if (set.has(d.addr) && d.online) {
         d.online = false;
+        changed.push(d);
         n++;
       }
     }
-    if (n > 0) this.store.changed(['DEVICES'], 'lazy');
+    if (n > 0) this.store.changed(['DEVICES'], 'lazy', changed);
     return n;
   }
 
@@ -163,6 +170,7 @@ export class DeviceRegistry {
           heard(d);
         },
         'lazy',
+        [d],
       );
     } else if (r.kind === 'ACK') {
       this.store.mutate(
@@ -178,9 +186,10 @@ export class DeviceRegistry {
           }
         },
         'lazy',
+        [d],
       );
     } else {
-      this.store.mutate(['DEVICES'], () => heard(d), 'lazy');
+      this.store.mutate(['DEVICES'], () => heard(d), 'lazy', [d]);
     }
   }
 
@@ -228,7 +237,10 @@ export class DeviceRegistry {
     } else if (!created && !this.discoveryRunning) {
       restoreTo = dev.groupId;
     }
-    this.store.changed(scopes, created || changedIdentity || scopes[0] !== 'DEVICES' ? 'soon' : 'lazy');
+    // Only this device changed (a new one is appended; the list itself is rebuilt on every change).
+    this.store.changed(scopes, created || changedIdentity || scopes[0] !== 'DEVICES' ? 'soon' : 'lazy', [
+      dev,
+    ]);
     if (created) this.log.info({ addr, mac: r.mac, type: r.devType }, 'new device');
     if (restoreTo !== null) this.autoRestore(addr, restoreTo);
   }

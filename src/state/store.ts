@@ -8,7 +8,7 @@
  * written lazily, so radio traffic does not rewrite the file several times a second.
  */
 import type { Clock, TimerHandle } from '../clock.ts';
-import type { StateModel } from '../domain/model.ts';
+import type { Device, StateModel } from '../domain/model.ts';
 import { emptyState } from '../domain/model.ts';
 import type { EventBus } from '../events.ts';
 import { PersistenceError } from '../errors.ts';
@@ -30,6 +30,16 @@ export interface StoreOptions {
 
 export type WriteUrgency = 'soon' | 'lazy';
 
+/**
+ * One applied change, for in-process caches (serialised device rows). `devices` narrows
+ * it: only these devices' own fields changed (a reply, an offline mark); null means
+ * anything may have changed, so every cached view is rebuilt.
+ */
+export interface StoreChange {
+  scopes: readonly Scope[];
+  devices: readonly Device[] | null;
+}
+
 const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 
@@ -42,6 +52,7 @@ export class Store {
   private closed = false;
   private lastWriteError: string | null = null;
   private retryMs = RETRY_MIN_MS;
+  private readonly changeListeners = new Set<(c: StoreChange) => void>();
   /** Operator-facing warning from loading (corrupt file, restored backup), shown on /api/health. */
   loadWarning: string | null = null;
 
@@ -64,18 +75,37 @@ export class Store {
     return result;
   }
 
-  /** Applies `fn` to the live model, publishes the scopes and schedules a write. */
-  mutate<T>(scopes: readonly Scope[], fn: (state: StateModel) => T, urgency: WriteUrgency = 'soon'): T {
+  /** Calls `fn` after every applied change (synchronously, before the bus event). */
+  onChange(fn: (c: StoreChange) => void): () => void {
+    this.changeListeners.add(fn);
+    return () => this.changeListeners.delete(fn);
+  }
+
+  /**
+   * Applies `fn` to the live model, publishes the scopes and schedules a write. Pass
+   * `devices` only when `fn` changes nothing but those devices' own fields.
+   */
+  mutate<T>(
+    scopes: readonly Scope[],
+    fn: (state: StateModel) => T,
+    urgency: WriteUrgency = 'soon',
+    devices?: readonly Device[],
+  ): T {
     const out = fn(this.model);
-    this.changed(scopes, urgency);
+    this.changed(scopes, urgency, devices);
     return out;
   }
 
-  /** Publishes scopes for a change already applied (and schedules a write). */
-  changed(scopes: readonly Scope[], urgency: WriteUrgency = 'soon'): void {
+  /** Publishes scopes for a change already applied (and schedules a write); `devices` as in mutate. */
+  changed(scopes: readonly Scope[], urgency: WriteUrgency = 'soon', devices?: readonly Device[]): void {
     this.dirty = true;
     this.schedule(urgency === 'soon' ? (this.opts.debounceMs ?? 200) : (this.opts.lazyMs ?? 5000));
+    this.notify(scopes, devices ?? null);
     this.opts.bus.emit('scopes', scopes);
+  }
+
+  private notify(scopes: readonly Scope[], devices: readonly Device[] | null): void {
+    for (const fn of this.changeListeners) fn({ scopes, devices });
   }
 
   /** Writes now and resolves once the data is durable; throws PersistenceError on failure. */
@@ -113,6 +143,7 @@ export class Store {
     const result = await this.opts.persistence.load();
     for (const d of result.state.devices) d.online = false;
     this.model = result.state;
+    this.notify(['FULL'], null);
     this.loadWarning = result.warning;
     if (result.warning) this.opts.log.error({ path: this.opts.persistence.path }, result.warning);
     for (const note of result.notes ?? []) this.opts.log.warn({ note }, 'stored record repaired on load');

@@ -55,7 +55,7 @@ const configSchema = z.object({
 });
 
 export const deviceRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
-  api.get('/devices', async () => ({ ok: true, devices: svc.registry.rows() }));
+  // GET /devices: routes/lists.ts (served from the serialised list cache).
 
   api.post('/discover', async (req) => {
     const b = parseBody(discoverSchema, bodyObject(req.body));

@@ -14,7 +14,7 @@ const renameSchema = z.object({ id: zInt(0, 1_000_000), name: z.string({ error: 
 const forceSchema = z.object({ skipOffline: zBool.optional() });
 
 export const groupRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
-  api.get('/groups', async () => ({ ok: true, groups: svc.groups.rows() }));
+  // GET /groups: routes/lists.ts (served from the serialised list cache).
 
   api.post('/groups/create', async (req) => {
     const b = parseBody(createSchema, bodyObject(req.body));

@@ -1,0 +1,92 @@
+/**
+ * A JSON answer serialised once and served many times: the bytes, a weak ETag (so
+ * `If-None-Match` answers 304), and gzip / brotli variants compressed lazily on the
+ * first request that asks for them. Rebuilt only after `invalidate()`.
+ */
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export type Encoding = 'br' | 'gzip';
+
+/** Smaller bodies are sent as they are: compressing them saves less than it costs. */
+export const COMPRESS_THRESHOLD = 1024;
+
+interface Built {
+  body: Buffer;
+  etag: string;
+  encoded: Partial<Record<Encoding, Buffer>>;
+}
+
+export class SerializedBody {
+  private built: Built | null = null;
+
+  constructor(private readonly serialize: () => string) {}
+
+  invalidate(): void {
+    this.built = null;
+  }
+
+  /** The current bytes (built now if invalidated). */
+  current(): Built {
+    if (!this.built) {
+      const body = Buffer.from(this.serialize(), 'utf8');
+      const hash = createHash('sha1').update(body).digest('base64url').slice(0, 22);
+      this.built = { body, etag: `W/"${hash}"`, encoded: {} };
+    }
+    return this.built;
+  }
+
+  /** Answers the request from the cache: 304 when the client has it, else the (compressed) bytes. */
+  send(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const b = this.current();
+    void reply.header('etag', b.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
+    if (etagMatches(req.headers['if-none-match'], b.etag)) return reply.code(304).send();
+    void reply.type('application/json; charset=utf-8');
+    const enc = b.body.length >= COMPRESS_THRESHOLD ? pickEncoding(req.headers['accept-encoding']) : null;
+    if (!enc) return reply.send(b.body);
+    let bytes = b.encoded[enc];
+    if (!bytes) {
+      // Moderate levels: the body is recompressed after every change, not once per release.
+      bytes =
+        enc === 'br'
+          ? brotliCompressSync(b.body, {
+              params: {
+                [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
+                [zlibConstants.BROTLI_PARAM_SIZE_HINT]: b.body.length,
+              },
+            })
+          : gzipSync(b.body, { level: 6 });
+      b.encoded[enc] = bytes;
+    }
+    return reply.header('content-encoding', enc).send(bytes);
+  }
+}
+
+/** RFC 9110 weak comparison against a comma-separated If-None-Match list (or `*`). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const opaque = etag.replace(/^W\//, '');
+  for (const raw of header.split(',')) {
+    const t = raw.trim();
+    if (t === '*' || t.replace(/^W\//, '') === opaque) return true;
+  }
+  return false;
+}
+
+/** br or gzip when the client accepts it (q > 0), br first; null for identity. */
+export function pickEncoding(header: string | string[] | undefined): Encoding | null {
+  if (!header) return null;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  const q = new Map<string, number>();
+  for (const part of text.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = qp ? Number(qp.slice(2)) : 1;
+    q.set(name.trim(), Number.isFinite(value) ? value : 0);
+  }
+  const accepts = (e: Encoding): boolean => (q.get(e) ?? q.get('*') ?? 0) > 0;
+  if (accepts('br')) return 'br';
+  if (accepts('gzip')) return 'gzip';
+  return null;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { etagMatches, pickEncoding, SerializedBody } from '../../../src/http/serialized-body.ts';
+
+describe('serialized body helpers', () => {
+  it('if-none-match-uses-weak-comparison-lists-and-star', () => {
+    expect(etagMatches(undefined, 'W/"a"')).toBe(false);
+    expect(etagMatches('W/"a"', 'W/"a"')).toBe(true);
+    expect(etagMatches('"a"', 'W/"a"')).toBe(true);
+    expect(etagMatches('"b", W/"a"', 'W/"a"')).toBe(true);
+    expect(etagMatches('*', 'W/"a"')).toBe(true);
+    expect(etagMatches('"ab"', 'W/"a"')).toBe(false);
+  });
+
+  it('accept-encoding-prefers-br-then-gzip-and-honours-q-zero', () => {
+    expect(pickEncoding(undefined)).toBeNull();
+    expect(pickEncoding('gzip, deflate, br')).toBe('br');
+    expect(pickEncoding('gzip')).toBe('gzip');
+    expect(pickEncoding('br;q=0, gzip;q=0.2')).toBe('gzip');
+    expect(pickEncoding('GZIP;Q=0')).toBeNull();
+    expect(pickEncoding('identity')).toBeNull();
+    expect(pickEncoding('*')).toBe('br');
+    expect(pickEncoding('*, br;q=0')).toBe('gzip');
+    expect(pickEncoding(['deflate', 'gzip'])).toBe('gzip');
+  });
+
+  it('serialises-once-until-invalidated', () => {
+    let n = 0;
+    const body = new SerializedBody(() => JSON.stringify({ n: ++n }));
+    const first = body.current();
+    expect(body.current()).toBe(first);
+    expect(first.body.toString()).toBe('{"n":1}');
+    body.invalidate();
+    const second = body.current();
+    expect(second.body.toString()).toBe('{"n":2}');
+    expect(second.etag).not.toBe(first.etag);
+  });
+});
