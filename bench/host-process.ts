@@ -4,12 +4,14 @@
  * event-loop figures over IPC.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { freePort } from '../test/integration/harness.ts';
 
 export type ServerMode = 'dist' | 'tsx';
 
 export interface ProbeStats {
+  /** CPU time (user + system) the host process used so far. */
+  cpuMs: number;
   rss: number;
   heapUsed: number;
   heapTotal: number;
@@ -34,9 +36,16 @@ export function defaultMode(): ServerMode {
   return existsSync(DIST_MAIN) ? 'dist' : 'tsx';
 }
 
-/** Node arguments that start the host in `mode` (dist: the built JS `npm start` runs). */
+/** The Node flags of the `start` script (`node <flags> scripts/start.mjs`): the same memory settings. */
+export function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const words = (pkg.scripts.start ?? '').split(/\s+/);
+  return words.slice(1).filter((w) => w.startsWith('--'));
+}
+
+/** Node arguments that start the host in `mode` (dist: the built JS, as `npm start` runs it). */
 export function hostArgs(mode: ServerMode): string[] {
-  return mode === 'dist' ? [DIST_MAIN] : ['--import', 'tsx', 'src/main.ts'];
+  return mode === 'dist' ? [...startFlags(), DIST_MAIN] : ['--import', 'tsx', 'src/main.ts'];
 }
 
 function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
@@ -54,12 +63,18 @@ function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
   });
 }
 
-export async function spawnHost(mode: ServerMode, dataDir: string, extra: string[]): Promise<HostProcess> {
+/**
+ * Spawns the host; `viaNpm` runs `npm start -- …` instead (its own process group, no
+ * probe: only the time to ready is measured, including npm and the staleness check).
+ */
+export async function spawnHost(
+  mode: ServerMode,
+  dataDir: string,
+  extra: string[],
+  viaNpm = false,
+): Promise<HostProcess> {
   const port = await freePort();
-  const args = [
-    '--import',
-    './bench/probe.mjs',
-    ...hostArgs(mode),
+  const hostOpts = [
     '--port',
     String(port),
     '--data-dir',
@@ -71,7 +86,11 @@ export async function spawnHost(mode: ServerMode, dataDir: string, extra: string
     ...extra,
   ];
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = viaNpm
+    ? spawn('npm', ['start', '--', ...hostOpts], { stdio: 'ignore', detached: true })
+    : spawn(process.execPath, ['--import', './bench/probe.mjs', ...hostArgs(mode), ...hostOpts], {
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      });
   const url = `http://127.0.0.1:${port}/lightnet`;
   let readyMs = -1;
   for (let i = 0; i < 6000 && readyMs < 0; i++) {
@@ -100,7 +119,8 @@ export async function spawnHost(mode: ServerMode, dataDir: string, extra: string
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        if (viaNpm && child.pid) process.kill(-child.pid, 'SIGTERM');
+        else child.kill('SIGTERM');
       }),
   };
 }

@@ -17,7 +17,9 @@ if (process.send) {
       process.send({ reset: true });
     } else if (msg === 'stats') {
       const m = process.memoryUsage();
+      const cpu = process.cpuUsage();
       process.send({
+        cpuMs: (cpu.user + cpu.system) / 1000,
         rss: m.rss,
         heapUsed: m.heapUsed,
         heapTotal: m.heapTotal,

@@ -76,7 +76,15 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
   // Loaded only when used: on real hardware the simulator costs neither start time nor memory.
   const sim = async (clock: Clock): Promise<GatewayChoice> => {
     const { startSimOnMemory } = await import('./sim/sim-host.ts');
-    const s = startSimOnMemory({ nodes: cfg.simNodes, seed: cfg.simSeed, clock, autoStart: false });
+    // The simulated gateway is a board that was plugged in before the host started: it
+    // is up at once (its nodes still power on after the start, as at an event).
+    const s = startSimOnMemory({
+      nodes: cfg.simNodes,
+      seed: cfg.simSeed,
+      clock,
+      autoStart: false,
+      gatewayUp: true,
+    });
     return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
   };
   const real = new ScaledClock(1);
@@ -139,7 +147,9 @@ export async function startHost(
     transport: gw.transport,
     port: gw.port,
     log: log.child({ mod: 'gateway' }),
-    options: overrides.driverOptions,
+    // The in-process simulated gateway never resets when its port opens: no boot settle.
+    options:
+      gw.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
   });
   const master = new MasterView(driver, bus, clock);
   const registry = new DeviceRegistry(store, driver, clock, log);
@@ -240,6 +250,7 @@ export async function startHost(
   await svc.ota.recover();
   unsubs.push(registry.attach());
   gw.sim?.fleet.start();
+  await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();
   phase = 'ready';
   log.info(

@@ -5,6 +5,7 @@
  * Refresh and master bursts are coalesced (at most 10 per second), and a
  * client whose socket buffer keeps growing is dropped instead of buffered forever.
  */
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import { createChannel, createSession, type Session } from 'better-sse';
 import type { EventBus } from '../events.ts';
@@ -17,6 +18,12 @@ export const SSE_KEEPALIVE_MS = 2000;
 const REFRESH_COALESCE_MS = 100;
 /** A client with this much unsent data is considered stuck and dropped. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** An event payload serialised once per broadcast and written to every client as it is. */
+class Serialized {
+  constructor(readonly json: string) {}
+}
+const serializer = (data: unknown): string => (data instanceof Serialized ? data.json : JSON.stringify(data));
 
 interface SessionState {
   res: ServerResponse;
@@ -54,6 +61,7 @@ export class SseHub {
       retry: 2000,
       headers: { Connection: 'close', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
       state: { res },
+      serializer,
     });
     const { master, task } = this.seed();
     session.push(master, 'master');
@@ -95,6 +103,9 @@ export class SseHub {
   }
 
   private broadcast(event: string, data: unknown): void {
+    // One JSON.stringify and one id per event, not per client (100 tablets watching a poll).
+    const payload = new Serialized(JSON.stringify(data));
+    const id = randomUUID();
     for (const s of this.channel.activeSessions) {
       const res = s.state.res;
       if (res.writableLength > MAX_BUFFERED_BYTES) {
@@ -103,7 +114,7 @@ export class SseHub {
         res.destroy();
         continue;
       }
-      s.push(data, event);
+      s.push(payload, event, id);
     }
   }
 }

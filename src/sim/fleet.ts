@@ -17,6 +17,11 @@ export interface FleetOptions {
   seed: number | string;
   clock: Clock;
   gatewayMac?: string;
+  /**
+   * The gateway was powered before the fleet starts (a board already plugged in when the
+   * host starts): it is up at once instead of booting for its boot time. Default false.
+   */
+  gatewayUp?: boolean;
   /** Nodes power on at random times within this window after start (default 2000 ms). */
   bootSpreadMs?: number;
   /** Share of startblock nodes (types 50/51), default 0.15. */
@@ -136,7 +141,7 @@ export function createFleet(opts: FleetOptions): SimFleet {
       if (started) return;
       started = true;
       sched.runExternal(() => {
-        gateway.boot();
+        gateway.boot(opts.gatewayUp ? 0 : undefined);
         nodes.forEach((n, i) => sched.after(bootOffsets[i] ?? 0, () => n.powerOn()));
       });
     },

@@ -174,8 +174,8 @@ export class SimGateway {
     return this.radio.deaf;
   }
 
-  /** Power-on or reset: RAM state is lost, the radio comes back with the NVS config. */
-  boot(): void {
+  /** Power-on or reset: RAM state is lost, the radio comes back with the NVS config after `bootMs`. */
+  boot(bootMs = this.timing.bootMs): void {
     for (const t of this.timers) t.cancel();
     this.timers.clear();
     this.sync.reset();
@@ -191,7 +191,7 @@ export class SimGateway {
     this.lastEmitted = null;
     this.state = GW_STATE.IDLE;
     this.stateMeta = 0;
-    this.after(this.timing.bootMs, () => {
+    this.after(bootMs, () => {
       this.booted = true;
       this.radio.rf = { ...this.nvsRf };
       this.radio.on = true;

@@ -1,0 +1,77 @@
+/**
+ * `npm start` runs the esbuild bundle, not the TypeScript sources: build it into a temp
+ * folder, start it as its own process on the simulator and use it like an operator.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../harness.ts';
+
+async function json(url: string, init?: RequestInit): Promise<Record<string, unknown>> {
+  return (await (await fetch(url, init)).json()) as Record<string, unknown>;
+}
+
+describe('production build', () => {
+  it('the-bundled-server-starts-serves-and-stops-cleanly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lightnet-dist-'));
+    try {
+      const build = spawnSync(process.execPath, ['scripts/build-server.mjs', '--out', join(dir, 'server')], {
+        encoding: 'utf8',
+      });
+      expect(build.status, build.stderr).toBe(0);
+      const port = await freePort();
+      const child = spawn(
+        process.execPath,
+        [
+          join(dir, 'server', 'main.js'),
+          ...['--gateway', 'sim', '--sim-nodes', '3', '--sim-time-scale', '0.1'],
+          ...[
+            '--port',
+            String(port),
+            '--data-dir',
+            join(dir, 'data'),
+            '--wifi',
+            'none',
+            '--log-level',
+            'warn',
+          ],
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      const api = `http://127.0.0.1:${port}/lightnet/api`;
+      let ready = false;
+      for (let i = 0; i < 1500 && !ready && child.exitCode === null; i++) {
+        ready = await json(`${api}/health`).then(
+          (h) => h.phase === 'ready',
+          () => false,
+        );
+        if (!ready) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(ready, stderr).toBe(true);
+
+      const task = (await json(`${api}/discover`, { method: 'POST', body: '{}' })).task as { id: number };
+      for (let i = 0; i < 1500; i++) {
+        const t = (await json(`${api}/task`)).task as { id: number; state: string };
+        if (t.id === task.id && t.state !== 'running') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const list = await fetch(`${api}/devices`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(list.headers.get('etag')).toMatch(/^W\//);
+      expect(((await list.json()) as { devices: unknown[] }).devices).toHaveLength(3);
+      expect((await json(`${api}/groups`)).ok).toBe(true);
+      expect((await json(`${api}/gateway`)).gateway).toMatchObject({ transport: 'sim', ready: true });
+      expect((await fetch(`${api}/nope`)).status).toBe(404);
+
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stderr).not.toMatch(/error/i);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
