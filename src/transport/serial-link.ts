@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { SerialPort } from 'serialport';
+import { SerialPort } from 'serialport';
 import { BaseLink } from './base-link.ts';
 import { LinkClosedError, LinkOpenError, PortBusyError, errorMessage, looksLikePortBusy } from './errors.ts';
 import type { TransportLog } from './link.ts';
@@ -67,17 +67,7 @@ export class SerialLink extends BaseLink {
     }
     this.state = 'opening';
     this.closeRequested = false;
-    let create = this.opts.createPort;
-    if (!create) {
-      // Loaded on first use: a host on the simulator or TCP never loads the native binding.
-      try {
-        const { SerialPort: Port } = await import('serialport');
-        create = (o: SerialPortOptions) => new Port(o);
-      } catch (err) {
-        this.state = 'idle';
-        throw new LinkOpenError(`serial ${this.path}: serial support unavailable: ${errorMessage(err)}`);
-      }
-    }
+    const create = this.opts.createPort ?? ((o: SerialPortOptions) => new SerialPort(o));
     const port = create({
       path: this.path,
       baudRate: this.opts.baudRate ?? GATEWAY_BAUD_RATE,

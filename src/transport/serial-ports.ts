@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { SerialPort } from 'serialport';
 import { errorMessage } from './errors.ts';
 import type { TransportLog } from './link.ts';
 
@@ -46,8 +47,7 @@ export async function listCandidatePorts(opts: ListCandidateOptions = {}): Promi
   const found: CandidatePort[] = [];
 
   try {
-    // serialport (a native binding) is loaded only when ports are actually listed.
-    const listed = await (opts.list ?? (async () => (await import('serialport')).SerialPort.list()))();
+    const listed = await (opts.list ?? (() => SerialPort.list()))();
     for (const p of listed) {
       if (!looksLikeUsb(p)) continue;
       const info = describe(p);
