@@ -3,8 +3,7 @@
  * folder, start it as its own process on the simulator and use it like an operator.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../harness.ts';
@@ -15,7 +14,9 @@ async function json(url: string, init?: RequestInit): Promise<Record<string, unk
 
 describe('production build', () => {
   it('the-bundled-server-starts-serves-and-stops-cleanly', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'lightnet-dist-'));
+    // Inside the project (dist/ is git-ignored), so the bundle resolves serialport from node_modules.
+    await mkdir(join(process.cwd(), 'dist'), { recursive: true });
+    const dir = await mkdtemp(join(process.cwd(), 'dist', 'test-build-'));
     try {
       const build = spawnSync(process.execPath, ['scripts/build-server.mjs', '--out', join(dir, 'server')], {
         encoding: 'utf8',
