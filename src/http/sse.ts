@@ -44,7 +44,7 @@ export class SseHub {
   ) {
     this.unsubscribe.push(
       bus.on('scopes', (scopes) => this.queueRefresh(refreshTokens(scopes))),
-      bus.on('task', (t) => this.broadcast('task', t)),
+      bus.on('task', (t) => this.onTask(t)),
       bus.on('master', (m) => this.queueMaster(m)),
       bus.on('gateway', (g) => this.broadcast('gateway', g)),
       bus.on('scene_progress', (p) => this.broadcast('scene_progress', p)),
@@ -90,16 +90,30 @@ export class SseHub {
     }, REFRESH_COALESCE_MS);
   }
 
+  /**
+   * A task that ends flushes the coalesced refreshes first: a client that reacts to `done` by reading
+   * what the task produced (a downloaded preset file, stored specials) has already been told to reload.
+   */
+  private onTask(t: TaskSnapshot): void {
+    if (t.state !== 'running' && this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushRefresh();
+    }
+    this.broadcast('task', t);
+  }
+
+  private flushRefresh(): void {
+    this.flushTimer = null;
+    const what = [...this.pending];
+    this.pending = new Set();
+    if (what.length > 0) this.broadcast('refresh', { what });
+  }
+
   private queueRefresh(tokens: RefreshToken[]): void {
     if (tokens.length === 0) return;
     for (const t of tokens) this.pending.add(t);
     if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      const what = [...this.pending];
-      this.pending = new Set();
-      this.broadcast('refresh', { what });
-    }, REFRESH_COALESCE_MS);
+    this.flushTimer = setTimeout(() => this.flushRefresh(), REFRESH_COALESCE_MS);
   }
 
   private broadcast(event: string, data: unknown): void {
