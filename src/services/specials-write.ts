@@ -30,6 +30,12 @@ export interface AckedWrite {
   priority?: Priority;
 }
 
+const untilAborted = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
 export const hex2 = (n: number): string => `0x${n.toString(16).padStart(2, '0').toUpperCase()}`;
 
 export class AckedConfigWriter {
@@ -86,6 +92,9 @@ export class AckedConfigWriter {
         if (r.reason === 'link_down' || r.reason === 'invalid')
           throw new ConfigWriteError(`${w.label}: ${r.detail}`);
         last = r.detail;
+        // A reboot that left the antenna is never repeated (a second one would restart the
+        // node again): wait for its boot announcement for the rest of the budget.
+        if (w.bootConfirms && r.reason === 'no_reply') await untilAborted(stop.signal);
       }
       if (booted) return { confirmed: 'boot', attempts };
       if (w.signal?.aborted && !spent) throw new TaskCancelledError();

@@ -141,7 +141,11 @@ export class SpecialsService {
           value: r.kind === 'option' ? checked : r.method.kind === 'toggle' ? data[0] : null,
           confirmed: w.confirmed === 'ack' ? 'ack' : 'boot announcement',
         };
-        ctx.setMeta({ mac: addr, key, message: `${key} acknowledged` });
+        ctx.setMeta({
+          mac: addr,
+          key,
+          message: w.confirmed === 'ack' ? `${key} acknowledged` : `${key}: node rebooted`,
+        });
         return result;
       },
     );

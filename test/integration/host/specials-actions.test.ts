@@ -225,6 +225,16 @@ describe('device functions (specials actions)', () => {
       expect(reboot.result).toMatchObject({ key: 'reboot', value: null, confirmed: 'boot announcement' });
       expect(node.rebootCount).toBe(1);
 
+      // A reboot is sent once (a repeat would restart the node again); no boot → error after 6 s.
+      h.host.sim?.fleet.faults.silence(node.addr);
+      const lost = await runTask(h, '/api/specials/config', { mac: node.addr, key: 'reboot' });
+      expect(lost.state).toBe('error');
+      expect(lost.last_error).toMatch(
+        /no ACK from [0-9A-F]{6} for reboot \(option 0x81\) within 6 s \(1 attempt;/,
+      );
+      expect(lost.elapsed_s).toBeGreaterThanOrEqual(6);
+      h.host.sim?.fleet.faults.unsilence(node.addr);
+
       const bad = await h.post('/api/specials/config', { mac: node.addr, key: 'mac_filter', value: 7 });
       expect(bad.status).toBe(400);
       expect(bad.body).toEqual({ ok: false, error: 'value: must be 0/1 or true/false for mac_filter' });
