@@ -4,6 +4,12 @@ import { withHost } from '../harness.ts';
 describe('API basics against the simulated fleet', () => {
   it('health-master-task-gateway-options-and-wifi-snapshots', async () => {
     await withHost({ nodes: 3 }, async (h) => {
+      // First, before the simulated nodes' boot announcements (≥ 1.8 s of simulated time) arrive.
+      expect((await h.get('/api/devices')).body).toEqual({ ok: true, devices: [] });
+      const groups = await h.get<{ groups: unknown[] }>('/api/groups');
+      expect(groups.body.groups).toEqual([
+        { id: 0, name: 'Unconfigured', static: true, dev_type: 0, device_count: 0, caps_in_group: {} },
+      ]);
       const health = await h.get('/api/health');
       expect(health.status).toBe(200);
       expect(health.body).toMatchObject({ ok: true, phase: 'ready' });
@@ -22,11 +28,6 @@ describe('API basics against the simulated fleet', () => {
       });
       expect((await h.get('/api/options')).body).toEqual({ ok: true, presets: [] });
       expect((await h.get('/api/wifi/interfaces')).body).toEqual({ ok: true, ifaces: [] });
-      expect((await h.get('/api/devices')).body).toEqual({ ok: true, devices: [] });
-      const groups = await h.get<{ groups: unknown[] }>('/api/groups');
-      expect(groups.body.groups).toEqual([
-        { id: 0, name: 'Unconfigured', static: true, dev_type: 0, device_count: 0, caps_in_group: {} },
-      ]);
     });
   });
 
