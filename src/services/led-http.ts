@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { realClock, type Clock } from '../clock.ts';
 
 export interface LedReply {
   status: number;
@@ -28,6 +29,16 @@ export interface LedInfo {
 
 export class LedHttpError extends Error {
   override readonly name = 'LedHttpError';
+  /**
+   * The whole request body was handed to the connection, then it dropped or timed out
+   * before any reply: the node may have received everything and be flashing right now.
+   */
+  readonly unansweredAfterBody: boolean;
+
+  constructor(message: string, unansweredAfterBody = false) {
+    super(message);
+    this.unansweredAfterBody = unansweredAfterBody;
+  }
 }
 
 const CHUNK = 16 * 1024;
@@ -35,7 +46,11 @@ const CHUNK = 16 * 1024;
 export class LedHttp {
   private readonly base: URL;
 
-  constructor(baseUrl: string) {
+  /** `clock` runs every request timeout (time only through the Clock). */
+  constructor(
+    baseUrl: string,
+    private readonly clock: Clock = realClock(),
+  ) {
     this.base = new URL(baseUrl);
   }
 
@@ -117,18 +132,35 @@ export class LedHttp {
     },
   ): Promise<LedReply> {
     const maxBytes = o.maxBytes ?? 4096;
-    const signals = [AbortSignal.timeout(o.timeoutMs), ...(o.signal ? [o.signal] : [])];
-    const signal = AbortSignal.any(signals);
+    const timeout = new AbortController();
+    const timer = this.clock.setTimeout(() => timeout.abort(), o.timeoutMs);
+    const signal = AbortSignal.any([timeout.signal, ...(o.signal ? [o.signal] : [])]);
     return new Promise<LedReply>((resolve, reject) => {
       let settled = false;
+      let bodyFlushed = false;
+      let replied = false;
       const fail = (err: Error): void => {
         if (settled) return;
         settled = true;
+        timer.cancel();
+        signal.removeEventListener('abort', onAbort);
         req.destroy();
+        const unanswered = o.body !== undefined && bodyFlushed && !replied;
         if (o.signal?.aborted) reject(o.signal.reason as Error);
-        else if (signal.aborted)
-          reject(new LedHttpError(`timeout after ${Math.round(o.timeoutMs / 1000)} s on ${path}`));
-        else reject(new LedHttpError(`${path}: ${err.message}`));
+        else if (timeout.signal.aborted)
+          reject(
+            new LedHttpError(
+              `timeout after ${Math.round(o.timeoutMs / 1000)} s on ${path}${unanswered ? ' (whole body sent, no reply)' : ''}`,
+              unanswered,
+            ),
+          );
+        else
+          reject(
+            new LedHttpError(
+              `${path}: ${err.message}${unanswered ? ' (whole body sent, no reply)' : ''}`,
+              unanswered,
+            ),
+          );
       };
       const req = http.request(
         {
@@ -149,6 +181,7 @@ export class LedHttp {
           },
         },
         (res) => {
+          replied = true;
           const chunks: Buffer[] = [];
           let size = 0;
           let truncated = false;
@@ -167,6 +200,7 @@ export class LedHttp {
           const finish = (): void => {
             if (settled) return;
             settled = true;
+            timer.cancel();
             signal.removeEventListener('abort', onAbort);
             resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), truncated });
           };
@@ -180,6 +214,8 @@ export class LedHttp {
       const onAbort = (): void => fail(new Error('aborted'));
       signal.addEventListener('abort', onAbort, { once: true });
       req.on('error', fail);
+      // 'finish': every body byte was handed to the socket (the node may have all of it).
+      req.on('finish', () => (bodyFlushed = true));
       if (!o.body) {
         req.end();
         return;

@@ -60,7 +60,7 @@ export async function runPresetsDownload(
     await joinNodeAp(deps, ws, predictApBssid(plan.expectedMac), signal, () =>
       meta.emit('HOST_WIFI_ON', `Host WiFi appears disabled; enabling on ${ws.opts.iface}...`),
     );
-    const http = new LedHttp(plan.baseUrl);
+    const http = new LedHttp(plan.baseUrl, deps.io);
     meta.emit('WAIT_HTTP', `Waiting for /json/info mac to match ${plan.expectedMac}`);
     await waitForNode(deps, http, plan.baseUrl, plan.expectedMac, signal);
     meta.emit('DOWNLOAD_PRESETS', 'Downloading presets.json');

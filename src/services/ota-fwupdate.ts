@@ -9,7 +9,7 @@ import { chipMatchesArch, normalizeReleaseName, releaseMismatchText } from '../d
 import type { Addr } from '../protocol/types.ts';
 import { TaskCancelledError, type TaskContext } from '../tasks/task-manager.ts';
 import type { UploadedFileInfo } from './firmware-store.ts';
-import { LedHttp } from './led-http.ts';
+import { LedHttp, LedHttpError } from './led-http.ts';
 import { OtaMeta } from './ota-meta.ts';
 import type { WifiOptions } from './ota-request.ts';
 import {
@@ -19,7 +19,9 @@ import {
   flashOnce,
   isAbort,
   joinNodeAp,
+  nodeStillAnswers,
   toggleAp,
+  UNCONFIRMED_TEXT,
   uploadNodeFile,
   waitForNode,
   type WifiSession,
@@ -75,7 +77,7 @@ export async function runFwUpdate(ctx: TaskContext, plan: FwPlan, deps: OtaDeps)
   const ws: WifiSession = { opts: plan.wifi, lease: null, radioSwitched: false, lastBssid: null };
   let cancelled = false;
   let processed = 0;
-  const http = new LedHttp(plan.baseUrl);
+  const http = new LedHttp(plan.baseUrl, deps.io);
   const fail = (row: DeviceRow, text: string): void => {
     row.error = text;
     meta.deviceState[row.addr] = 'error';
@@ -186,6 +188,12 @@ async function runDevice(
   const watch = new AnnounceWatch(deps.driver, addr);
   let apOpen = false;
   let rebooted = false;
+  // Last firmware error when the node went silent after receiving the whole image.
+  let unconfirmed: string | null = null;
+  let announced = false;
+  const reannounceS = Math.round(t.reannounceMs / 1000);
+  const unconfirmedFailure = (): string =>
+    `Firmware upload unconfirmed (${unconfirmed ?? ''}) and the node did not re-register on the radio within ${reannounceS}s`;
   const progress = (sent: number, total: number): void => meta.progress(addr, sent, total);
   try {
     for (let p = 0; p < passes.length; p++) {
@@ -223,7 +231,7 @@ async function runDevice(
         await uploadNodeFile(deps, http, 'presets.json', plan.presets.bytes, signal, progress);
       }
       if (steps.includes('fw') && plan.fw) {
-        await flashWithRetries(plan, deps, meta, http, row, signal, progress);
+        unconfirmed = await flashWithRetries(plan, deps, meta, http, row, signal, progress);
       }
       if (steps.includes('cfg') && plan.cfg) {
         meta.emit('UPLOAD_CFG', 'Uploading cfg.json');
@@ -231,20 +239,38 @@ async function runDevice(
       }
       rebooted = steps.includes('fw') || steps.includes('cfg');
       await deps.wifi.release(ws.opts.iface);
-      if (rebooted) apOpen = false; // a rebooted node comes back with its AP closed
+      // A rebooted node comes back with its AP closed; an unconfirmed one only once it re-announces.
+      const passUnconfirmed = unconfirmed !== null && steps.includes('fw');
+      if (rebooted && !passUnconfirmed) apOpen = false;
+      const waitText = !passUnconfirmed
+        ? `Waiting for ${addr} to re-register on the radio after reboot`
+        : `Firmware upload to ${addr} unconfirmed (node stopped answering); waiting for it to re-register on the radio after reboot`;
       if (p < passes.length - 1) {
-        meta.emit('REANNOUNCE_WAIT', `Waiting for ${addr} to re-register on the radio after reboot`);
+        meta.emit('REANNOUNCE_WAIT', waitText);
         if (!(await watch.waitIdentify(deps, t.reannounceMs, signal)))
           throw new Error(
-            `did not re-register on the radio within ${Math.round(t.reannounceMs / 1000)}s after the firmware update; cfg.json not uploaded`,
+            passUnconfirmed
+              ? `${unconfirmedFailure()}; cfg.json not uploaded`
+              : `did not re-register on the radio within ${reannounceS}s after the firmware update; cfg.json not uploaded`,
           );
+        apOpen = false;
         await watch.waitRestored(deps, t.autorestoreMs, signal);
+      } else if (passUnconfirmed) {
+        // Only the node's re-announcement after its reboot can confirm this flash.
+        meta.emit('REANNOUNCE_WAIT', waitText);
+        if (!(await watch.waitIdentify(deps, t.reannounceMs, signal))) throw new Error(unconfirmedFailure());
+        apOpen = false;
+        announced = true;
       }
     }
     row.ok = true;
     meta.deviceState[addr] = 'ok';
-    meta.emit('DEVICE_DONE', `${addr}: update complete`);
-    if (rebooted) {
+    if (unconfirmed !== null) meta.deviceMessages[addr] = UNCONFIRMED_TEXT;
+    meta.emit('DEVICE_DONE', `${addr}: ${unconfirmed !== null ? UNCONFIRMED_TEXT : 'update complete'}`);
+    if (announced) {
+      meta.emit('AUTORESTORE_WAIT', `Waiting for auto-restore SET_GROUP for ${addr}`);
+      row.autoRestoreOk = (await watch.waitRestored(deps, t.autorestoreMs, signal)) ? true : 'timeout';
+    } else if (rebooted) {
       meta.emit('REANNOUNCE_WAIT', `Waiting for ${addr} to re-register on the radio after reboot`);
       if (!(await watch.waitIdentify(deps, t.reannounceMs, signal))) {
         const s = Math.round(t.reannounceMs / 1000);
@@ -304,9 +330,9 @@ async function flashWithRetries(
   row: DeviceRow,
   signal: AbortSignal,
   progress: (sent: number, total: number) => void,
-): Promise<void> {
+): Promise<string | null> {
   const fw = plan.fw;
-  if (!fw) return;
+  if (!fw) return null;
   let last = '';
   for (let attempt = 1; attempt <= plan.retries; attempt++) {
     meta.emit('UPLOAD_FW', `Uploading firmware (try ${attempt}/${plan.retries})`, { attempt });
@@ -325,10 +351,22 @@ async function flashWithRetries(
         meta.deviceMessages[row.addr] =
           'automatic OTA unlock used (node same-subnet gate / OTA lock cleared via /settings/sec)';
       }
-      return;
+      return null;
     } catch (err) {
       if (signal.aborted) throw err;
       last = errText(err);
+      // Lost confirmation (ota.md §3.8.1): a retry would hit a node that is busy flashing.
+      if (
+        err instanceof LedHttpError &&
+        err.unansweredAfterBody &&
+        !(await nodeStillAnswers(deps, http, row.expectedMac, signal))
+      ) {
+        deps.log.warn(
+          { addr: row.addr, attempt, error: last },
+          'firmware sent but not confirmed and the node stopped answering; waiting for its re-announce',
+        );
+        return last;
+      }
       if (err instanceof FinalError || /HTTP 50[03]/.test(last)) break;
       if (attempt < plan.retries) await deps.io.sleep(deps.timings.retryDelayMs, signal);
     }

@@ -177,6 +177,29 @@ export async function waitForNode(
   }
 }
 
+/**
+ * Lost confirmation (ota.md §3.8.1): after a firmware POST whose whole body went out but
+ * which got no reply, one `/json/info` within the info timeout tells whether the node is
+ * still there (then a retry is safe) or gone (it is probably flashing and rebooting).
+ */
+export async function nodeStillAnswers(
+  deps: OtaDeps,
+  http: LedHttp,
+  expectedMac: string,
+  signal: AbortSignal,
+): Promise<boolean> {
+  try {
+    const info = await http.info(deps.timings.infoTimeoutMs, signal);
+    return macMatches(info.mac, expectedMac);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return false;
+  }
+}
+
+/** deviceMessages text of a device whose flash was only confirmed by its re-announce. */
+export const UNCONFIRMED_TEXT = 'upload unconfirmed; node re-announced after reboot — verify version';
+
 /** presets.json / cfg.json through WLED's file upload (the part's file name picks the target). */
 export async function uploadNodeFile(
   deps: OtaDeps,
