@@ -138,7 +138,28 @@ export function stickyOffsetWarnings(actions: { kind: string; offset?: unknown }
   return out;
 }
 
-export function formatCost(e: Estimate | undefined): string {
+const ms = (n: number): string => `${Math.round(n).toLocaleString('en-US')} ms`;
+
+/**
+ * The host prices a delay as its duration in both airtime and wall clock (the original's
+ * convention). A delay sends nothing, so the UI shows it as waiting time and keeps
+ * airtime for radio packets only.
+ */
+export function delayTotalMs(actions: { kind: string; duration_ms?: number }[]): number {
+  return actions.reduce((sum, a) => sum + (a.kind === 'delay' ? (a.duration_ms ?? 0) : 0), 0);
+}
+
+/** One action's badge: radio cost, or for a delay its wall-clock wait. */
+export function formatCost(e: Estimate | undefined, kind?: string): string {
   if (!e) return '…';
-  return `${e.packets}p · ${e.bytes}B · ${e.airtime_ms} ms air · ~${e.wall_clock_ms.toLocaleString('en-US')} ms run`;
+  if (kind === 'delay') return `wait ${ms(e.wall_clock_ms)} · no radio`;
+  return `${e.packets}p · ${e.bytes}B · ${ms(e.airtime_ms)} air · ~${ms(e.wall_clock_ms)} run`;
+}
+
+/** The scene total: airtime without the delays, the waiting shown on its own. */
+export function formatTotal(e: Estimate | undefined, waitMs: number): string {
+  if (!e) return '…';
+  const air = Math.max(0, e.airtime_ms - waitMs);
+  const wait = waitMs > 0 ? ` · ${ms(waitMs)} waiting` : '';
+  return `${e.packets}p · ${e.bytes}B · ${ms(air)} air${wait} · ~${ms(e.wall_clock_ms)} run`;
 }

@@ -32,11 +32,28 @@ export const nowS = signal(Date.now() / 1000);
 setInterval(() => (nowS.value = Date.now() / 1000), 5000);
 
 export const groupsById = computed(() => new Map(groups.value.map((g) => [g.id, g])));
-export const onlineByGroup = computed(() => {
-  const m = new Map<number, number>();
-  for (const d of devices.value) if (d.online) m.set(d.groupId, (m.get(d.groupId) ?? 0) + 1);
+export interface GroupStats {
+  total: number;
+  online: number;
+  caps: Record<string, number>;
+}
+const EMPTY_STATS: GroupStats = { total: 0, online: 0, caps: {} };
+/**
+ * Per-group device counts and capabilities, derived from the live device list: a node
+ * announcing itself refreshes `devices` only, so the group rows' own counts can lag.
+ */
+export const groupStats = computed(() => {
+  const m = new Map<number, GroupStats>();
+  for (const d of devices.value) {
+    let s = m.get(d.groupId);
+    if (!s) m.set(d.groupId, (s = { total: 0, online: 0, caps: {} }));
+    s.total++;
+    if (d.online) s.online++;
+    for (const c of d.dev_type_caps) s.caps[c] = (s.caps[c] ?? 0) + 1;
+  }
   return m;
 });
+export const statsOf = (gid: number): GroupStats => groupStats.value.get(gid) ?? EMPTY_STATS;
 export const taskRunning = computed(() => task.value?.state === 'running');
 
 function patchDevices(next: Device[]): void {

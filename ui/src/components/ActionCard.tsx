@@ -205,8 +205,16 @@ export function ActionCard(p: CardProps) {
           ))}
         </select>
         {!p.isChild && (
-          <span class="cost" title="packets · bytes · airtime · expected run time" data-testid="cost">
-            {formatCost(p.estimate)}
+          <span
+            class="cost"
+            title={
+              action.kind === 'delay'
+                ? 'The runner waits; nothing is sent'
+                : 'packets · bytes · radio airtime · expected run time'
+            }
+            data-testid="cost"
+          >
+            {formatCost(p.estimate, action.kind)}
             {p.run?.ms !== undefined && (
               <span class="actual"> · actual {p.run.ms.toLocaleString('en-US')} ms</span>
             )}

@@ -48,38 +48,25 @@ const COLUMNS: Column[] = [
   { key: 'addr', label: 'MAC', value: (d) => d.full_mac ?? d.addr, cls: 'mono' },
   { key: 'group', label: 'Group', value: (d) => groupName(d.groupId) },
   { key: 'type', label: 'Type', value: (d) => d.dev_type_name },
-  { key: 'online', label: 'Online', value: (d) => d.online },
-  { key: 'seen', label: 'Last seen', value: (d) => -(d.last_seen_ts ?? 0) },
+  // Online and last seen share a column (the pill says which, the time says since when).
+  { key: 'seen', label: 'Seen', value: (d) => -(d.last_seen_ts ?? 0) },
   { key: 'flags', label: 'Flags', value: (d) => d.flags },
   { key: 'effect', label: 'Effect', value: (d) => effectNames.value.get(d.effectId) ?? d.effectId },
   { key: 'bri', label: 'Bright', value: (d) => d.brightness, cls: 'num' },
   { key: 'vbat', label: 'VBat', value: (d) => d.voltage_mV || null, cls: 'num' },
+  // RSSI and SNR of one direction share a cell, so the whole row fits a laptop screen.
   {
     key: 'nrssi',
-    label: 'Node RSSI',
-    title: 'How well the node heard the gateway (dBm)',
+    label: 'Node ↓',
+    title: 'How well the node heard the gateway: RSSI dBm / SNR dB (sorts by RSSI)',
     value: (d) => d.node_rssi || null,
     cls: 'num',
   },
   {
-    key: 'nsnr',
-    label: 'Node SNR',
-    title: 'Node-side SNR (dB)',
-    value: (d) => (d.node_rssi ? d.node_snr : null),
-    cls: 'num',
-  },
-  {
     key: 'hrssi',
-    label: 'Host RSSI',
-    title: 'How well the gateway heard the node (dBm)',
+    label: 'Host ↑',
+    title: 'How well the gateway heard the node: RSSI dBm / SNR dB (sorts by RSSI)',
     value: (d) => d.host_rssi || null,
-    cls: 'num',
-  },
-  {
-    key: 'hsnr',
-    label: 'Host SNR',
-    title: 'Gateway-side SNR (dB)',
-    value: (d) => (d.host_rssi ? d.host_snr : null),
     cls: 'num',
   },
   { key: 'fw', label: 'FW', value: (d) => d.version, cls: 'num' },
@@ -107,11 +94,13 @@ interface RowProps {
   onToggle: (addr: string, shift: boolean) => void;
 }
 
-function Signal({ v, level, unit }: { v: number | null; level: string; unit: string }) {
-  if (v === null) return <span class="muted">—</span>;
+function Signal({ rssi, snr }: { rssi: number; snr: number }) {
+  if (!rssi) return <span class="muted">—</span>;
   return (
-    <span class={`lvl-${level}`} title={`${v} ${unit}`}>
-      {v}
+    <span class="sig" title={`RSSI ${rssi} dBm · SNR ${snr} dB`}>
+      <span class={`lvl-${rssiLevel(rssi)}`}>{rssi}</span>
+      <span class="muted">/</span>
+      <span class={`lvl-${snrLevel(snr, true)}`}>{snr}</span>
     </span>
   );
 }
@@ -237,27 +226,22 @@ class Row extends Component<RowProps> {
         <td>
           <button
             type="button"
-            class="chip"
-            title={`Options… (${d.dev_type_caps.join(', ') || 'no capabilities'})`}
+            class="chip type-chip"
+            title={`${d.dev_type_name}: options… (${d.dev_type_caps.join(', ') || 'no capabilities'})`}
             onClick={() => openOptions.value?.(d)}
           >
             {d.dev_type_name}
           </button>
         </td>
-        <td>
-          <span
-            class={`pill tiny ${d.online ? 'online' : 'offline'}`}
-            title={`last seen ${relativeTime(d.last_seen_ts, now)}`}
-          >
+        <td class="nowrap" title={`last seen ${relativeTime(d.last_seen_ts, now)}`}>
+          <span class={`pill tiny ${d.online ? 'online' : 'offline'}`}>
             {d.online ? 'Online' : 'Offline'}
-          </span>
+          </span>{' '}
+          <span class="muted small-text">{relativeTime(d.last_seen_ts, now)}</span>
         </td>
-        <td class="muted nowrap">{relativeTime(d.last_seen_ts, now)}</td>
-        <td class="nowrap">
-          <span class={`pill tiny ${power ? 'on' : 'off'}`}>{power ? 'ON' : 'OFF'}</span>{' '}
-          <span class="muted small-text">
-            {names.join(' ')} ({hex2(d.flags)})
-          </span>
+        <td class="nowrap" title={`flags byte ${hex2(d.flags)}`}>
+          <span class={`pill tiny ${power ? 'on' : 'off'}`}>{power ? 'ON' : 'OFF'}</span>
+          {names.length > 0 && <span class="muted small-text"> {names.join(' ')}</span>}
         </td>
         <td>{effect}</td>
         <td class="num">{d.brightness}</td>
@@ -265,25 +249,11 @@ class Row extends Component<RowProps> {
           {formatVolts(d.voltage_mV)}
           {(bat === 'warn' || bat === 'bad') && ' ⚠'}
         </td>
-        <td class="num">
-          <Signal v={d.node_rssi || null} level={rssiLevel(d.node_rssi)} unit="dBm" />
+        <td class="num nowrap">
+          <Signal rssi={d.node_rssi} snr={d.node_snr} />
         </td>
-        <td class="num">
-          <Signal
-            v={d.node_rssi ? d.node_snr : null}
-            level={snrLevel(d.node_snr, d.node_rssi !== 0)}
-            unit="dB"
-          />
-        </td>
-        <td class="num">
-          <Signal v={d.host_rssi || null} level={rssiLevel(d.host_rssi)} unit="dBm" />
-        </td>
-        <td class="num">
-          <Signal
-            v={d.host_rssi ? d.host_snr : null}
-            level={snrLevel(d.host_snr, d.host_rssi !== 0)}
-            unit="dB"
-          />
+        <td class="num nowrap">
+          <Signal rssi={d.host_rssi} snr={d.host_snr} />
         </td>
         <td class="num">{d.version}</td>
       </tr>

@@ -5,7 +5,7 @@ import { confirmAction } from '../dialogs/confirm.tsx';
 import { formatDuration } from '../format.ts';
 import { onSceneProgress } from '../live.ts';
 import { registerShortcut } from '../keys.ts';
-import { formatCost, stickyOffsetWarnings, timeline, type Estimate } from '../scene-model.ts';
+import { delayTotalMs, formatTotal, stickyOffsetWarnings, timeline, type Estimate } from '../scene-model.ts';
 import { editorSchema, loadEditorSchema, newAction } from '../scene-schema.ts';
 import { scenes } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
@@ -40,7 +40,10 @@ interface RunResult {
 export function ScenesPage() {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [saved, setSaved] = useState(JSON.stringify(EMPTY));
-  const [estimate, setEstimate] = useState<{ total: Estimate; per_action: Estimate[] } | null>(null);
+  /** `wait`: the delays of the actions this estimate was made for (the total's waiting time). */
+  const [estimate, setEstimate] = useState<{ total: Estimate; per_action: Estimate[]; wait: number } | null>(
+    null,
+  );
   const [estError, setEstError] = useState('');
   const [running, setRunning] = useState(false);
   const [cards, setCards] = useState<Record<number, CardState>>({});
@@ -74,7 +77,7 @@ export function ScenesPage() {
         const r = await post<{ total: Estimate; per_action: Estimate[] }>('scenes/estimate', {
           actions: draft.actions,
         });
-        setEstimate(r);
+        setEstimate({ ...r, wait: delayTotalMs(draft.actions) });
         setEstError('');
       } catch (err) {
         setEstError(err instanceof ApiError ? err.message : String(err));
@@ -409,8 +412,10 @@ export function ScenesPage() {
           <span class="total" data-testid="total-cost">
             {estError ? (
               <span class="error-text">⚠ {estError}</span>
+            ) : draft.actions.length === 0 ? (
+              <span class="muted">No actions yet: add one below the list.</span>
             ) : (
-              <>Total: {formatCost(estimate?.total)}</>
+              <>Total: {formatTotal(estimate?.total, estimate?.wait ?? 0)}</>
             )}
           </span>
           <span class="spacer" />

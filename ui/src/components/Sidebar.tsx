@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { confirmAction } from '../dialogs/confirm.tsx';
 import { capsSummary } from '../format.ts';
-import { devices, groups, onlineByGroup, taskRunning } from '../store.ts';
+import { devices, groups, statsOf, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Group } from '../types.ts';
 
@@ -14,8 +14,8 @@ export const groupFilter = signal<number | null>(null);
 function GroupRow({ g }: { g: Group }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(g.name);
-  const online = onlineByGroup.value.get(g.id) ?? 0;
-  const total = g.device_count;
+  const stats = statsOf(g.id);
+  const { online, total } = stats;
   const countCls = total === 0 ? '' : online === 0 ? 'bad' : online < total ? 'warn' : 'good';
   const active = groupFilter.value === g.id;
   const rename = async (e: Event) => {
@@ -81,7 +81,7 @@ function GroupRow({ g }: { g: Group }) {
         <span class="group-name">
           {g.name} <span class="muted">#{g.id}</span>
         </span>
-        <span class="caps muted">{capsSummary(g.caps_in_group) || 'empty'}</span>
+        <span class="caps muted">{capsSummary(stats.caps) || 'empty'}</span>
       </button>
       <span class={`count ${countCls}`} title={`${online} online of ${total}`}>
         {online} / {total}

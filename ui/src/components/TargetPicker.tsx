@@ -1,5 +1,5 @@
 /** Target of a scene action: broadcast, one or more groups, or one device. */
-import { devices, groups } from '../store.ts';
+import { devices, groups, statsOf } from '../store.ts';
 import type { Target } from '../types.ts';
 
 export function TargetPicker({
@@ -55,12 +55,12 @@ export function TargetPicker({
       {t.kind === 'groups' && (
         <div class="chips" aria-label="Groups">
           {choices.map((g) => {
-            const capable = !needCap || (g.caps_in_group[needCap] ?? 0) > 0;
+            const capable = !needCap || (statsOf(g.id).caps[needCap] ?? 0) > 0;
             return (
               <label
                 key={g.id}
                 class={`chip-check${selected.includes(g.id) ? ' on' : ''}${capable ? '' : ' incapable'}`}
-                title={capable ? `${g.device_count} devices` : `No ${needCap} device in '${g.name}'`}
+                title={capable ? `${statsOf(g.id).total} devices` : `No ${needCap} device in '${g.name}'`}
               >
                 <input
                   type="checkbox"

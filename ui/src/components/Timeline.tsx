@@ -1,8 +1,8 @@
 /** A picture of the scene on a time axis: bars per action, SYNC lines, offset lanes. */
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDuration } from '../format.ts';
 import type { TimelineBar } from '../scene-model.ts';
 
-const W = 1200;
 const ROW = 18;
 
 export function Timeline({
@@ -14,6 +14,16 @@ export function Timeline({
   total: number;
   measured: boolean;
 }) {
+  // The drawing is as wide as its box in CSS pixels, so labels keep their size on a tablet.
+  const box = useRef<HTMLElement>(null);
+  const [W, setW] = useState(1200);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setW(Math.max(320, Math.round(el.clientWidth - 8))));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [bars.length > 0]);
   if (!bars.length) return null;
   const span = Math.max(total, 1);
   const x = (ms: number) => 4 + (ms / span) * (W - 8);
@@ -25,10 +35,11 @@ export function Timeline({
   }
   const h = y + 18;
   return (
-    <figure class="timeline" data-testid="timeline">
+    <figure class="timeline" data-testid="timeline" ref={box}>
       <svg
         viewBox={`0 0 ${W} ${h}`}
-        width="100%"
+        width={W}
+        height={h}
         role="img"
         aria-label={`Scene timeline, ${formatDuration(total)}`}
       >

@@ -100,26 +100,32 @@ export function LedPresetsDialog({ selected, onClose }: { selected: string[]; on
         </button>
       </form>
       <h3>Active preset file</h3>
-      <div class="row">
-        <select aria-label="Preset file" value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
-          {files.map((f) => (
-            <option key={f.name} value={f.name}>
-              {f.name} ({Math.round(f.size / 102.4) / 10} KiB)
-            </option>
-          ))}
-        </select>
-        <button
-          type="button"
-          class="primary"
-          onClick={apply}
-          disabled={!choice || choice === current || taskRunning.value}
-        >
-          Apply
-        </button>
-        <span class="muted" data-testid="current-preset-file">
-          Current: {current ?? 'none'}
-        </span>
-      </div>
+      {files.length === 0 ? (
+        <p class="muted" data-testid="current-preset-file">
+          No preset files yet: upload one above or download one from a node below.
+        </p>
+      ) : (
+        <div class="row">
+          <select aria-label="Preset file" value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
+            {files.map((f) => (
+              <option key={f.name} value={f.name}>
+                {f.name} ({Math.round(f.size / 102.4) / 10} KiB)
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            class="primary"
+            onClick={apply}
+            disabled={!choice || choice === current || taskRunning.value}
+          >
+            Apply
+          </button>
+          <span class="muted" data-testid="current-preset-file">
+            Current: {current || 'none'}
+          </span>
+        </div>
+      )}
       <h3>Download from device</h3>
       <p class="muted">
         {one ? `From '${one.name}' (${one.addr}).` : 'Select exactly one device on the Devices page first.'}

@@ -31,6 +31,22 @@ export function Modal({ title, onClose, locked, wide, children, footer, testId }
     d.addEventListener('cancel', onCancel);
     return () => d.removeEventListener('cancel', onCancel);
   }, [onClose]);
+  // Keyboard use: start on the first field (not the corner ×), and hand focus back to
+  // whatever opened the dialog when it goes away (it unmounts, so the browser cannot).
+  const opener = useRef(document.activeElement as HTMLElement | null);
+  useEffect(() => {
+    const d = ref.current;
+    const first = d?.querySelector<HTMLElement>(
+      '.modal-body input:not([type=hidden]):not(:disabled), .modal-body select:not(:disabled), .modal-body textarea',
+    );
+    first?.focus();
+    return () => {
+      // Still in the top layer while unmounting: the page behind is inert until it closes.
+      if (d?.open) d.close();
+      const o = opener.current;
+      if (o?.isConnected && o !== document.body) o.focus();
+    };
+  }, []);
   return (
     <dialog ref={ref} class={wide ? 'modal wide' : 'modal'} aria-label={title} data-testid={testId}>
       <header class="modal-head">
