@@ -133,6 +133,25 @@ describe('scene editor model', () => {
     expect(t.total).toBe(1200);
   });
 
+  it('shows a delay as waiting time and keeps airtime for radio packets', async () => {
+    const { formatCost, formatTotal, delayTotalMs } = await import('../../ui/src/scene-model.ts');
+    const delay = { packets: 0, bytes: 0, airtime_ms: 1500, wall_clock_ms: 1500 };
+    expect(formatCost(delay, 'delay')).toBe('wait 1,500 ms · no radio');
+    expect(formatCost({ packets: 3, bytes: 54, airtime_ms: 155, wall_clock_ms: 191 }, 'native_effect')).toBe(
+      '3p · 54B · 155 ms air · ~191 ms run',
+    );
+    const actions = [{ kind: 'native_effect' }, { kind: 'delay', duration_ms: 1500 }, { kind: 'sync' }];
+    expect(delayTotalMs(actions)).toBe(1500);
+    // The host's total counts the delay as airtime; the UI takes it out again.
+    expect(formatTotal({ packets: 4, bytes: 68, airtime_ms: 1697, wall_clock_ms: 1745 }, 1500)).toBe(
+      '4p · 68B · 197 ms air · 1,500 ms waiting · ~1,745 ms run',
+    );
+    expect(formatTotal({ packets: 1, bytes: 14, airtime_ms: 42, wall_clock_ms: 54 }, 0)).toBe(
+      '1p · 14B · 42 ms air · ~54 ms run',
+    );
+    expect(formatCost(undefined)).toBe('…');
+  });
+
   it('shows only the fields the effect uses, plus palette-forced colours', async () => {
     const { visibleFields } = await import('../../ui/src/effect-fields.ts');
     const slot = (used: boolean, label?: string) => ({ used, ...(label ? { label } : {}) });
