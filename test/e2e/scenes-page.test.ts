@@ -67,7 +67,17 @@ describe('scenes page', () => {
       await add('Offset Group');
       const a2 = page.getByTestId('action-2');
       await a2.getByRole('radio', { name: 'Groups' }).check();
-      await a2.locator('.chip-check', { hasText: 'Right' }).locator('input').check();
+      // The first group comes with the radio; the second through the multi-group picker.
+      await a2.getByRole('button', { name: 'Pick multiple…' }).click();
+      const pick = page.getByTestId('group-pick');
+      await pick.getByLabel('Filter groups').fill('Rig');
+      await pick.getByRole('button', { name: 'Select all hits', exact: true }).click();
+      await pick.getByTestId('pick-count').getByText('2 selected (max 64)').waitFor();
+      await pick.getByRole('button', { name: 'Apply' }).click();
+      await a2
+        .getByTestId('group-summary')
+        .getByText(/^2 groups · \d+ devices?/)
+        .waitFor();
       await a2.getByLabel('Step (ms)').fill('250');
       // The live formula preview: linear base + gid * step.
       await a2.getByTestId('offset-preview').getByText('gid 1 → 250 ms').waitFor();

@@ -230,6 +230,7 @@ export function ActionCard(p: CardProps) {
           kinds={targetKinds}
           allowedGroups={p.containerGroups}
           needCap={action.kind === 'startblock' ? 'STARTBLOCK' : undefined}
+          maxGroups={action.kind === 'offset_group' ? es?.offset_group.max_groups : undefined}
           onChange={(t: Target) => onChange({ ...action, target: t })}
         />
       )}

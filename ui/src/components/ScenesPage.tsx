@@ -12,21 +12,9 @@ import { toast, toastError } from '../toasts.ts';
 import type { Scene, SceneAction } from '../types.ts';
 import { ActionCard, type CardState } from './ActionCard.tsx';
 import { Timeline } from './Timeline.tsx';
-
-interface Draft {
-  key: string | null;
-  label: string;
-  actions: SceneAction[];
-  stop_on_error: boolean;
-}
+import { ConflictBanner, toDraft, useFollowStored, type Draft } from './SceneConflict.tsx';
 
 const EMPTY: Draft = { key: null, label: 'New scene', actions: [], stop_on_error: true };
-const toDraft = (s: Scene): Draft => ({
-  key: s.key,
-  label: s.label,
-  actions: s.actions,
-  stop_on_error: s.stop_on_error,
-});
 const MAX_ACTIONS = 20;
 
 interface RunResult {
@@ -50,7 +38,10 @@ export function ScenesPage() {
   const [lastRun, setLastRun] = useState<RunResult | null>(null);
   const [addKind, setAddKind] = useState('native_effect');
   const runKey = useRef<string | null>(null);
+  /** A delete of ours in flight: its refresh is not news. */
+  const deleting = useRef<string | null>(null);
   const dirty = JSON.stringify(draft) !== saved;
+  const [conflict, setConflict] = useFollowStored(draft, saved, setDraft, setSaved, deleting);
   const es = editorSchema.value;
 
   useEffect(() => {
@@ -113,11 +104,31 @@ export function ScenesPage() {
       return;
     setDraft(d);
     setSaved(JSON.stringify(d));
+    setConflict(null);
     setCards({});
     setLastRun(null);
   };
+  const loadTheirs = () => {
+    if (conflict?.kind !== 'changed') return;
+    setDraft(conflict.theirs);
+    setSaved(JSON.stringify(conflict.theirs));
+    setConflict(null);
+  };
+  // Mine stays in the editor, now measured against their version: Save overwrites it knowingly.
+  const keepMine = () => {
+    if (conflict?.kind === 'changed') setSaved(JSON.stringify(conflict.theirs));
+    else if (conflict?.kind === 'deleted') {
+      setDraft({ ...draft, key: null });
+      setSaved(JSON.stringify(EMPTY));
+    }
+    setConflict(null);
+  };
   const setActions = (actions: SceneAction[]) => setDraft({ ...draft, actions });
   const save = async () => {
+    if (conflict) {
+      toast('This scene was changed elsewhere: load theirs or keep yours first', 'error');
+      return;
+    }
     const body = { label: draft.label, actions: draft.actions, stop_on_error: draft.stop_on_error };
     try {
       const r = draft.key
@@ -198,13 +209,17 @@ export function ScenesPage() {
       }))
     )
       return;
+    deleting.current = draft.key;
     try {
       await del(`scenes/${encodeURIComponent(draft.key)}`);
       toast(`Deleted scene '${draft.label}'`);
       setDraft(EMPTY);
       setSaved(JSON.stringify(EMPTY));
+      setConflict(null);
     } catch (err) {
       toastError('Delete failed', err);
+    } finally {
+      deleting.current = null;
     }
   };
   const duplicate = async () => {
@@ -313,6 +328,18 @@ export function ScenesPage() {
             </span>
           )}
         </div>
+        {conflict && (
+          <ConflictBanner
+            conflict={conflict}
+            onTheirs={loadTheirs}
+            onMine={keepMine}
+            onDiscard={() => {
+              setConflict(null);
+              setDraft(EMPTY);
+              setSaved(JSON.stringify(EMPTY));
+            }}
+          />
+        )}
         <div class="scene-scroll">
           <h3>
             Actions ({draft.actions.length}/{MAX_ACTIONS})
@@ -433,8 +460,8 @@ export function ScenesPage() {
             type="button"
             class="primary"
             onClick={save}
-            disabled={running || !draft.label.trim() || (!dirty && draft.key !== null)}
-            title="Ctrl+S"
+            disabled={running || conflict !== null || !draft.label.trim() || (!dirty && draft.key !== null)}
+            title={conflict ? 'Resolve the change made elsewhere first' : 'Ctrl+S'}
           >
             {draft.key ? 'Save' : 'Create'}
             {dirty ? ' •' : ''}

@@ -1,5 +1,6 @@
 /** Target of a scene action: broadcast, one or more groups, or one device. */
-import { devices, groups, statsOf } from '../store.ts';
+import { devices, groups } from '../store.ts';
+import { GroupPicker } from './GroupPicker.tsx';
 import type { Target } from '../types.ts';
 
 export function TargetPicker({
@@ -9,6 +10,7 @@ export function TargetPicker({
   allowedGroups,
   name,
   needCap,
+  maxGroups,
 }: {
   target: Target | undefined;
   kinds: string[];
@@ -18,16 +20,13 @@ export function TargetPicker({
   name: string;
   /** Capability the action needs (STARTBLOCK): groups without one are marked. */
   needCap?: string;
+  /** Most groups the target may list (an offset group's container). */
+  maxGroups?: number;
 }) {
   const t = target ?? { kind: 'broadcast' };
-  const choices = groups.value.filter((g) => g.id !== 0 && (!allowedGroups || allowedGroups.includes(g.id)));
+  // Group 0 (Unconfigured) is offered only where a container already lists it.
+  const choices = groups.value.filter((g) => (allowedGroups ? allowedGroups.includes(g.id) : g.id !== 0));
   const selected = t.kind === 'groups' ? t.value : [];
-  const toggle = (id: number, on: boolean) => {
-    const next = on
-      ? [...new Set([...selected, id])].sort((a, b) => a - b)
-      : selected.filter((x) => x !== id);
-    onChange({ kind: 'groups', value: next });
-  };
   const labels: Record<string, string> = { broadcast: 'Broadcast', groups: 'Groups', device: 'Device' };
   return (
     <div class="target">
@@ -53,34 +52,14 @@ export function TargetPicker({
         ))}
       </div>
       {t.kind === 'groups' && (
-        <div class="chips" aria-label="Groups">
-          {choices.map((g) => {
-            const capable = !needCap || (statsOf(g.id).caps[needCap] ?? 0) > 0;
-            return (
-              <label
-                key={g.id}
-                class={`chip-check${selected.includes(g.id) ? ' on' : ''}${capable ? '' : ' incapable'}`}
-                title={capable ? `${statsOf(g.id).total} devices` : `No ${needCap} device in '${g.name}'`}
-              >
-                <input
-                  type="checkbox"
-                  checked={selected.includes(g.id)}
-                  onChange={(e) => toggle(g.id, e.currentTarget.checked)}
-                />
-                {g.name} <span class="muted">#{g.id}</span>
-              </label>
-            );
-          })}
-          {choices.length === 0 && (
-            <span class="muted">No groups{allowedGroups ? ' in the container' : ''} yet.</span>
-          )}
-          {selected.length > 0 && (
-            <span class="muted small-text">
-              {selected.length} group{selected.length === 1 ? '' : 's'} ·{' '}
-              {devices.value.filter((d) => selected.includes(d.groupId)).length} devices
-            </span>
-          )}
-        </div>
+        <GroupPicker
+          selected={selected}
+          choices={choices}
+          max={maxGroups}
+          needCap={needCap}
+          scope={allowedGroups ? 'in the container' : undefined}
+          onChange={(ids) => onChange({ kind: 'groups', value: ids })}
+        />
       )}
       {t.kind === 'device' && (
         <select

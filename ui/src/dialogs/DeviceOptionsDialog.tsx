@@ -12,6 +12,7 @@ import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
 import { confirmAction } from './confirm.tsx';
 import { Modal } from './Modal.tsx';
+import { FunctionCard, type FunctionSchema } from './FunctionCard.tsx';
 
 type Value = number | { start: number; stop: number };
 
@@ -34,24 +35,6 @@ interface MethodSchema {
   kind: 'toggle' | 'action';
   description?: string;
   configByte_bit?: number;
-  destructive?: { message: string };
-}
-interface FunctionSchema {
-  key: string;
-  label: string;
-  vars: string[];
-  ui: Record<
-    string,
-    {
-      widget: string;
-      label?: string;
-      min?: number;
-      max?: number;
-      options?: { value: string; label: string }[];
-    }
-  >;
-  description?: string;
-  unicast?: boolean;
   destructive?: { message: string };
 }
 interface CapSchema {
@@ -80,7 +63,7 @@ function storedValue(d: Device, o: OptionSchema): Value | undefined {
 }
 
 /** Follows the write tasks started here (spinners) until they end. */
-function useTaskWatch() {
+function useTaskWatch(onEnd: (key: string, ok: boolean) => void) {
   const [pending, setPending] = useState<Record<string, number>>({});
   const t = task.value;
   useEffect(() => {
@@ -94,6 +77,7 @@ function useTaskWatch() {
       return n;
     });
     // The end itself is announced once, app-wide (live.ts).
+    onEnd(key, t.state === 'done');
   }, [t?.id, t?.state]);
   return { pending, add: (key: string, id: number) => setPending((p) => ({ ...p, [key]: id })) };
 }
@@ -103,9 +87,15 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
   const [schema, setSchema] = useState<Record<string, CapSchema> | null>(null);
   const [live, setLive] = useState<Record<string, Live>>({});
   const [edit, setEdit] = useState<Record<string, Value>>({});
-  const watch = useTaskWatch();
   const caps = ['NODE', ...(d?.dev_type_caps ?? [])];
   const options = schema ? caps.flatMap((c) => schema[c]?.options ?? []) : [];
+  // A write is acknowledged but never read back by the host: read it here, so the live
+  // column shows what the node holds now (and a stale "differs" goes away).
+  const watch = useTaskWatch((key, ok) => {
+    const o = options.find((x) => x.key === key);
+    if (o?.readable) void read(o);
+    if (ok) setEdit(({ [key]: _, ...rest }) => rest);
+  });
 
   const read = async (o: OptionSchema) => {
     setLive((l) => ({ ...l, [o.key]: { state: 'reading' } }));
@@ -150,13 +140,29 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
       toastError(`Writing ${key} failed`, err);
     }
   };
-  const importLive = async (o: OptionSchema, value: Value) => {
+  const importLive = async (o: OptionSchema, value: Value, quiet = false) => {
     try {
       await post('specials/config/import', { mac: addr, key: o.key, value });
-      toast(`Imported ${o.label} = ${show(value)} from the device`);
+      setEdit(({ [o.key]: _, ...rest }) => rest);
+      if (!quiet) toast(`Imported ${o.label} = ${show(value)} from the device`);
+      return true;
     } catch (err) {
-      toastError('Import failed', err);
+      toastError(`Import of ${o.label} failed`, err);
+      return false;
     }
+  };
+  // Live value known and not what the host stores. (Nothing stored is not a conflict:
+  // the row offers Import on its own.)
+  const divergent = options.flatMap((o) => {
+    const l = live[o.key];
+    if (l?.state !== 'ok') return [];
+    const stored = storedValue(d, o);
+    return stored !== undefined && !same(l.value, stored) ? [{ o, value: l.value }] : [];
+  });
+  const importAll = async () => {
+    let n = 0;
+    for (const x of divergent) if (await importLive(x.o, x.value, true)) n++;
+    if (n) toast(`Imported ${n} value${n === 1 ? '' : 's'} from ${d.name}`);
   };
   const runMethod = async (m: MethodSchema, value?: boolean) => {
     if (
@@ -182,6 +188,18 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
           Read device config
         </button>
       </div>
+      {divergent.length > 0 && (
+        <div class="diverge-banner" role="status" data-testid="divergence-summary">
+          <span>
+            <span class="badge-warn">⚠ {divergent.length} differ</span> The device holds{' '}
+            {divergent.map((x) => x.o.label).join(', ')} other than the host stores. Import adopts the
+            device's values (no radio); Push host sends the stored value.
+          </span>
+          <button type="button" class="primary" onClick={importAll}>
+            Import all from device
+          </button>
+        </div>
+      )}
       {!schema && <p class="muted">Loading…</p>}
       {schema &&
         caps.map((c) => {
@@ -195,9 +213,14 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
                 const l = live[o.key];
                 const cur = edit[o.key] ?? stored ?? o.default;
                 const diverges = l?.state === 'ok' && stored !== undefined && !same(l.value, stored);
+                const unstored = l?.state === 'ok' && stored === undefined;
                 const saving = watch.pending[o.key] !== undefined;
                 return (
-                  <div class="opt-row" key={o.key} data-testid={`opt-${o.key}`}>
+                  <div
+                    class={`opt-row${diverges ? ' diverges' : ''}`}
+                    key={o.key}
+                    data-testid={`opt-${o.key}`}
+                  >
                     <div class="opt-label">
                       {o.label}
                       <span class="muted small-text">
@@ -254,21 +277,36 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
                         </>
                       ) : diverges ? (
                         <>
-                          <span class="lvl-warn">device: {show(l.value)} ⚠ differs</span>
+                          <span class="badge-warn" data-testid="diverge-badge">
+                            ⚠ differs
+                          </span>
+                          <span>device: {show(l.value)}</span>
                           <button
                             type="button"
                             class="small"
-                            disabled={busy}
+                            disabled={busy || saving}
                             onClick={() => write(o.key, stored)}
-                            title="Send the host's stored value"
+                            title={`Send the host's stored value ${show(stored)} to the device`}
                           >
                             Push host
                           </button>
                           <button
                             type="button"
+                            class="small primary"
+                            onClick={() => importLive(o, l.value)}
+                            title={`Store the device's value ${show(l.value)} on the host (no radio)`}
+                          >
+                            Import device
+                          </button>
+                        </>
+                      ) : unstored ? (
+                        <>
+                          <span class="muted">device: {show(l.value)} · not stored on the host</span>
+                          <button
+                            type="button"
                             class="small"
                             onClick={() => importLive(o, l.value)}
-                            title="Adopt the device's value (no radio)"
+                            title={`Store the device's value ${show(l.value)} on the host (no radio)`}
                           >
                             Import device
                           </button>
@@ -330,91 +368,5 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
           );
         })}
     </Modal>
-  );
-}
-
-function FunctionCard({ f, d }: { f: FunctionSchema; d: Device }) {
-  const [params, setParams] = useState<Record<string, string | number>>(() =>
-    Object.fromEntries(
-      f.vars.map((v) => [
-        v,
-        f.ui[v]?.widget === 'select' ? (f.ui[v]?.options?.[0]?.value ?? '') : d.brightness || 128,
-      ]),
-    ),
-  );
-  const [sending, setSending] = useState(false);
-  const send = async () => {
-    if (
-      f.destructive &&
-      !(await confirmAction({
-        title: f.label,
-        body: `${f.label} on '${d.name}'? ${f.destructive.message}`,
-        confirm: f.label,
-        danger: true,
-      }))
-    )
-      return;
-    setSending(true);
-    try {
-      const body = Object.fromEntries(
-        Object.entries(params).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]),
-      );
-      await post('specials/action', { mac: d.addr, function: f.key, params: body });
-      toast(`${f.label} sent to ${d.name}`);
-    } catch (err) {
-      toastError(`${f.label} failed`, err);
-    } finally {
-      setSending(false);
-    }
-  };
-  return (
-    <div class="fn-card" data-testid={`fn-${f.key}`}>
-      <strong>{f.label}</strong>
-      {f.description && <span class="muted small-text">{f.description}</span>}
-      <div class="row">
-        {f.vars.map((v) => {
-          const ui = f.ui[v];
-          if (!ui) return null;
-          return ui.widget === 'select' ? (
-            <label class="small-field" key={v}>
-              {ui.label ?? v}
-              <select
-                aria-label={ui.label ?? v}
-                value={String(params[v])}
-                onChange={(e) => setParams({ ...params, [v]: e.currentTarget.value })}
-              >
-                {(ui.options ?? []).map((o) => (
-                  <option key={o.value} value={o.value}>
-                    {o.label}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : (
-            <label class="small-field" key={v}>
-              <span>
-                {ui.label ?? v} <span class="mono muted">{params[v]}</span>
-              </span>
-              <input
-                type="range"
-                aria-label={ui.label ?? v}
-                min={ui.min ?? 0}
-                max={ui.max ?? 255}
-                value={Number(params[v])}
-                onInput={(e) => setParams({ ...params, [v]: Number(e.currentTarget.value) })}
-              />
-            </label>
-          );
-        })}
-        <button
-          type="button"
-          class={f.destructive ? 'small primary' : 'small go'}
-          disabled={sending}
-          onClick={send}
-        >
-          {sending ? 'Sending…' : 'Send'}
-        </button>
-      </div>
-    </div>
   );
 }
