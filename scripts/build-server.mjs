@@ -28,6 +28,14 @@ export const OUT_DIR = join(ROOT, 'dist', 'server');
 const STAMP = join(OUT_DIR, 'build-stamp.json');
 const SELF = fileURLToPath(import.meta.url);
 
+/**
+ * Packages left out of the bundle and loaded from node_modules only if something asks for
+ * them: Fastify's schema compilers (see src/http/schema-compilers.ts) and light-my-request
+ * (Fastify's inject(), which the server never calls). Parsing them at every start cost more
+ * than the rest of Fastify.
+ */
+const ON_DEMAND = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'];
+
 const fingerprint = (file) => {
   try {
     const s = statSync(file);
@@ -66,10 +74,20 @@ export async function buildServer(outDir = OUT_DIR) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: ['serialport', '@serialport/*'],
+    // Native binding, and code that is only loaded on demand (schema compilers, inject()).
+    external: ['serialport', '@serialport/*', ...ON_DEMAND],
     // Bundled CommonJS dependencies call require(): give the ES module one.
+    // CommonJS dependencies bundled into ESM still expect require, __filename and __dirname
+    // (write-file-atomic derives its temp names from __filename: without it every save failed).
     banner: {
-      js: "import { createRequire as __lnRequire } from 'node:module'; const require = __lnRequire(import.meta.url);",
+      js: [
+        "import { createRequire as __lnRequire } from 'node:module';",
+        "import { fileURLToPath as __lnPath } from 'node:url';",
+        "import { dirname as __lnDirname } from 'node:path';",
+        'const require = __lnRequire(import.meta.url);',
+        'const __filename = __lnPath(import.meta.url);',
+        'const __dirname = __lnDirname(__filename);',
+      ].join(' '),
     },
     minifyWhitespace: true,
     minifySyntax: true,

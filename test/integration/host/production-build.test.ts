@@ -3,7 +3,7 @@
  * folder, start it as its own process on the simulator and use it like an operator.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../harness.ts';
@@ -66,6 +66,19 @@ describe('production build', () => {
       expect((await json(`${api}/groups`)).ok).toBe(true);
       expect((await json(`${api}/gateway`)).gateway).toMatchObject({ transport: 'sim', ready: true });
       expect((await fetch(`${api}/nope`)).status).toBe(404);
+
+      // Writes to disk work in the bundle (CommonJS dependencies need __filename there).
+      const form = new FormData();
+      form.append('file', new Blob(['{"0":{},"1":{"n":"Red"}}'], { type: 'application/json' }), 'red.json');
+      const up = await json(`${api}/presets/upload`, { method: 'POST', body: form });
+      expect(up, JSON.stringify(up)).toMatchObject({ ok: true });
+      expect(await json(`${api}/save`, { method: 'POST' })).toEqual({ ok: true });
+      const saved = JSON.parse(await readFile(join(dir, 'data', 'state.json'), 'utf8')) as {
+        devices: unknown[];
+      };
+      expect(saved.devices).toHaveLength(3);
+      const bad = await fetch(`${api}/scenes`, { method: 'POST', body: JSON.stringify({ label: '' }) });
+      expect(bad.status).toBe(400);
 
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
