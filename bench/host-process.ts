@@ -26,6 +26,8 @@ export interface HostProcess {
   /** Wall ms from spawn to the first /api/health answering phase:ready. */
   readyMs: number;
   stats(): Promise<ProbeStats>;
+  /** Writes a heap snapshot of the host to `file` (investigations). */
+  snapshot(file: string): Promise<string>;
   resetLag(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -44,8 +46,16 @@ export function startFlags(): string[] {
 }
 
 /** Node arguments that start the host in `mode` (dist: the built JS, as `npm start` runs it). */
-export function hostArgs(mode: ServerMode): string[] {
-  return mode === 'dist' ? [...startFlags(), DIST_MAIN] : ['--import', 'tsx', 'src/main.ts'];
+export function hostArgs(mode: ServerMode, extra: string[] = []): string[] {
+  // Extra flags come after the start script's own, so they override them.
+  return mode === 'dist'
+    ? [...startFlags(), ...extra, DIST_MAIN]
+    : [...extra, '--import', 'tsx', 'src/main.ts'];
+}
+
+/** BENCH_HOST_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/p": extra Node flags for the host (profiling a bench run). */
+function extraNodeFlags(): string[] {
+  return (process.env.BENCH_HOST_FLAGS ?? '').split(/\s+/).filter(Boolean);
 }
 
 function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
@@ -88,9 +98,13 @@ export async function spawnHost(
   const t0 = performance.now();
   const child = viaNpm
     ? spawn('npm', ['start', '--', ...hostOpts], { stdio: 'ignore', detached: true })
-    : spawn(process.execPath, ['--import', './bench/probe.mjs', ...hostArgs(mode), ...hostOpts], {
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      });
+    : spawn(
+        process.execPath,
+        ['--import', './bench/probe.mjs', ...hostArgs(mode, extraNodeFlags()), ...hostOpts],
+        {
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        },
+      );
   const url = `http://127.0.0.1:${port}/lightnet`;
   let readyMs = -1;
   for (let i = 0; i < 6000 && readyMs < 0; i++) {
@@ -112,6 +126,8 @@ export async function spawnHost(
     url,
     readyMs,
     stats: () => ask<ProbeStats>(child, 'stats', 'rss'),
+    snapshot: async (file) =>
+      (await ask<{ snapshot: string }>(child, `snapshot:${file}`, 'snapshot')).snapshot,
     resetLag: async () => {
       await ask(child, 'reset', 'reset');
     },

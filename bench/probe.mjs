@@ -5,6 +5,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import process from 'node:process';
+import v8 from 'node:v8';
 
 const histogram = monitorEventLoopDelay({ resolution: 2 });
 histogram.enable();
@@ -12,7 +13,10 @@ const ms = (ns) => Math.round((ns / 1e6) * 100) / 100;
 
 if (process.send) {
   process.on('message', (msg) => {
-    if (msg === 'reset') {
+    if (typeof msg === 'string' && msg.startsWith('snapshot:')) {
+      // Investigations: `snapshot:<file>` writes a heap snapshot (after a full GC) and answers its path.
+      process.send({ snapshot: v8.writeHeapSnapshot(msg.slice('snapshot:'.length)) });
+    } else if (msg === 'reset') {
       histogram.reset();
       process.send({ reset: true });
     } else if (msg === 'stats') {

@@ -4,6 +4,7 @@
  * the whole fleet. Reports the host's event-loop lag and RSS during the poll and whether
  * every client received every event (same count of each event type).
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -83,21 +84,57 @@ export interface SseLoadResult {
   everyClientGotEveryEvent: boolean;
 }
 
+/**
+ * The simulated fleet in its own process, served over TCP (`npm run sim`), so the host is
+ * measured as it runs against a real gateway: without 300 simulated nodes in its heap.
+ */
+async function startSimProcess(o: {
+  nodes: number;
+  timeScale: number;
+}): Promise<{ port: number; stop(): void }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/sim/cli.ts',
+      ...['--listen', '127.0.0.1:0', '--sim-nodes', String(o.nodes), '--sim-seed', '1'],
+      ...['--sim-time-scale', String(o.timeScale), '--log-level', 'info'],
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      const m = /"port":(\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`sim exited with ${code}`)));
+  });
+  return { port, stop: () => child.kill('SIGTERM') };
+}
+
 export async function sseLoad(
   mode: ServerMode,
-  o: { nodes: number; clients: number; timeScale: number },
+  o: { nodes: number; clients: number; timeScale: number; simProcess?: boolean },
 ): Promise<SseLoadResult> {
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-bench-sse-'));
-  const host = await spawnHost(mode, dataDir, [
-    '--gateway',
-    'sim',
-    '--sim-nodes',
-    String(o.nodes),
-    '--sim-seed',
-    '1',
-    '--sim-time-scale',
-    String(o.timeScale),
-  ]);
+  const sim = o.simProcess ? await startSimProcess(o) : null;
+  const gateway = sim
+    ? ['--gateway', `tcp:127.0.0.1:${sim.port}`]
+    : [
+        '--gateway',
+        'sim',
+        '--sim-nodes',
+        String(o.nodes),
+        '--sim-seed',
+        '1',
+        '--sim-time-scale',
+        String(o.timeScale),
+      ];
+  const host = await spawnHost(mode, dataDir, gateway);
   try {
     // Let the fleet boot (2 s simulated boot spread), then bind every node with a discovery.
     await sleep(Math.max(500, 3000 * o.timeScale));
@@ -120,6 +157,7 @@ export async function sseLoad(
     const pollWallMs = performance.now() - t0;
     await sleep(400); // coalesced refresh/master events still in flight
     const stats = await host.stats();
+    if (process.env.BENCH_SNAPSHOT) await host.snapshot(process.env.BENCH_SNAPSHOT);
     const done = await waitTask(host.url, st.id, 10_000);
 
     const perClient: Record<string, { min: number; max: number }> = {};
@@ -142,6 +180,7 @@ export async function sseLoad(
     };
   } finally {
     await host.stop();
+    sim?.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

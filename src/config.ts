@@ -5,7 +5,7 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseGatewaySpec, type GatewaySpec } from './transport/index.ts';
 
 export interface Config {

@@ -61,6 +61,8 @@ export interface HostOverrides {
   driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
   /** OTA workflow timings (tests shrink them). */
   otaTimings?: Partial<OtaTimings>;
+  /** Built web UI folder (default: the project's dist/ui). */
+  uiDir?: string;
 }
 
 interface GatewayChoice {
@@ -231,7 +233,11 @@ export async function startHost(
   const unsubs = wireEvents(svc);
 
   // HTTP first, so `phase: booting` is observable while state and link come up.
-  const { app, sse } = await buildApp(svc, { prefix: cfg.prefix, security: { password: cfg.password } });
+  const { app, sse } = await buildApp(svc, {
+    prefix: cfg.prefix,
+    security: { password: cfg.password },
+    uiDir: overrides.uiDir,
+  });
   await app.listen({ port: cfg.port, host: cfg.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : cfg.port;

@@ -3,7 +3,7 @@
  * effect editor), carried as data in ./catalog and checked once at import. The
  * product ships its own copy: nothing here reads files at run time.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import effectsJson from './catalog/led-effects.json' with { type: 'json' };
 import palettesJson from './catalog/led-palettes.json' with { type: 'json' };
 

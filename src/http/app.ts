@@ -3,12 +3,12 @@
  * security (optional password, cross-origin refusal), JSON 404/405, the error
  * mapper, the SSE stream and one plugin per resource, all under the mount prefix.
  */
-import compress from '@fastify/compress';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppServices } from '../services/index.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
-import { COMPRESS_THRESHOLD } from './serialized-body.ts';
+import { installCompression } from './compression.ts';
+import { lazySchemaCompilers } from './schema-compilers.ts';
 import { installSecurity, type SecurityOptions } from './security.ts';
 import { SseHub } from './sse.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -42,6 +42,7 @@ export async function buildApp(
     logger: false,
     bodyLimit: opts.bodyLimit ?? JSON_BODY_LIMIT,
     return503OnClosing: true,
+    schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   const prefix = opts.prefix === '/' ? '' : opts.prefix.replace(/\/+$/, '');
 
@@ -85,7 +86,7 @@ export async function buildApp(
   installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
-  await app.register(compress, { threshold: COMPRESS_THRESHOLD, encodings: ['br', 'gzip', 'deflate'] });
+  installCompression(app);
   const lists = new ListCache(svc);
   app.addHook('onClose', async () => lists.close());
 
@@ -126,6 +127,6 @@ export async function buildApp(
   );
 
   if (prefix) app.get('/', (_req, reply) => reply.redirect(`${prefix}/`));
-  await registerUi(app, prefix, uiDir, indexHtml);
+  registerUi(app, prefix, uiDir, indexHtml);
   return { app, sse };
 }

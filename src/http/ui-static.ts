@@ -4,12 +4,18 @@
  * not an API or SSE path answered with index.html so client-side routes
  * (`<prefix>/scenes`, `<prefix>/login`) survive a reload. The prefix is injected as
  * `<base href>` so one build works under any mount prefix.
+ *
+ * The build is a handful of files (~200 KiB): they are read into memory once at start and
+ * served from there with an ETag, compressed once per encoding on first demand. Only the
+ * files found at start get a route (no path from a request ever reaches the file system).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { compressBody } from './compression.ts';
+import { COMPRESS_THRESHOLD, etagMatches, pickEncoding, type Encoding } from './serialized-body.ts';
 
 /** The project root: the nearest folder above this module holding package.json. */
 function projectRoot(): string {
@@ -46,35 +52,101 @@ function placeholder(prefix: string): string {
   );
 }
 
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+const COMPRESSIBLE = new Set([
+  '.js',
+  '.mjs',
+  '.css',
+  '.html',
+  '.json',
+  '.webmanifest',
+  '.map',
+  '.svg',
+  '.txt',
+]);
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+  cacheControl: string;
+  compressible: boolean;
+  encoded: Partial<Record<Encoding, Promise<Buffer>>>;
+}
+
+/** Every file under `dir` but index.html (served with the base href injected), by URL path. */
+function readAssets(dir: string): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const file = join(d, e.name);
+      if (e.isDirectory()) {
+        walk(file);
+        continue;
+      }
+      const rel = relative(dir, file).split(sep).join('/');
+      if (!e.isFile() || rel === 'index.html') continue;
+      const body = readFileSync(file);
+      const ext = extname(e.name).toLowerCase();
+      assets.set(rel, {
+        body,
+        type: TYPES[ext] ?? 'application/octet-stream',
+        etag: `W/"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`,
+        // Vite puts content-hashed names under assets/: they never change under the same URL.
+        cacheControl: rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        compressible: COMPRESSIBLE.has(ext) && body.length >= COMPRESS_THRESHOLD,
+        encoded: {},
+      });
+    }
+  };
+  walk(dir);
+  return assets;
+}
+
+async function sendAsset(a: Asset, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  void reply.header('etag', a.etag).header('cache-control', a.cacheControl);
+  if (a.compressible) void reply.header('vary', 'accept-encoding');
+  if (etagMatches(req.headers['if-none-match'], a.etag)) return reply.code(304).send();
+  void reply.type(a.type);
+  const enc = a.compressible ? pickEncoding(req.headers['accept-encoding']) : null;
+  if (!enc) return reply.send(a.body);
+  const pending = (a.encoded[enc] ??= compressBody(a.body, enc));
+  return reply.header('content-encoding', enc).send(await pending);
+}
+
 /**
  * Registers the UI routes. `prefix` has no trailing slash ('' at the root).
  * `indexHtml` is the result of loadIndexHtml (null: serve a placeholder page).
  */
-export async function registerUi(
+export function registerUi(
   app: FastifyInstance,
   prefix: string,
   uiDir: string,
   indexHtml: string | null,
-): Promise<void> {
-  const sendIndex = (reply: import('fastify').FastifyReply) =>
+): void {
+  const sendIndex = (reply: FastifyReply) =>
     reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
       .send(indexHtml ?? placeholder(prefix));
 
   if (indexHtml !== null) {
-    await app.register(fastifyStatic, {
-      root: uiDir,
-      prefix: `${prefix}/`,
-      // One route per file found at start-up; the SPA fallback below owns the rest.
-      wildcard: false,
-      index: false,
-      cacheControl: false,
-      setHeaders: (res, path) => {
-        const hashed = path.includes(`${sep}assets${sep}`);
-        res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
-      },
-    });
+    for (const [rel, asset] of readAssets(uiDir)) {
+      app.get(`${prefix}/${rel}`, (req, reply) => sendAsset(asset, req, reply));
+    }
   }
   app.get(`${prefix}/`, (_req, reply) => sendIndex(reply));
   app.get(`${prefix}/*`, (req, reply) => {

@@ -2,7 +2,7 @@
  * Request validation at the edge: zod schemas for the shapes routes accept, and one
  * function that turns the first zod issue into a ValidationError naming the field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { DeviceRegistry } from '../services/device-registry.ts';
 import type { Addr } from '../protocol/types.ts';

@@ -3,7 +3,7 @@
  * §3.1–3.2, decisions §15–17): addresses, operations, retries, the WiFi sub-body with its
  * root aliases, and the base URL. Pure (no I/O); errors name the field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { BSSID_RE, IFACE_RE } from './wifi-backend.ts';
 

@@ -4,7 +4,7 @@
  * feature; the specials service reads both through these small interfaces, so it works
  * (with empty pickers) before those services exist and never depends on their internals.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { userFlagsFromObject, USER_FLAG_MASK } from '../protocol/flags.ts';
 import type { ControlFields, Rgb } from '../protocol/types.ts';
 import type { Store } from '../state/store.ts';

@@ -4,7 +4,7 @@
  * position 0 is a hidden all-nodes entry); version 2 is ours. Each step is a pure
  * function from the previous shape to the next.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { normalizeAddr } from '../protocol/addr.ts';
 import {
   emptyState,

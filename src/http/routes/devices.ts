@@ -1,6 +1,6 @@
 /** Devices: list, discovery and status tasks, rename/regroup, control, indicate, raw config. */
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { RAW_CONFIG_OPTIONS } from '../../protocol/config-options.ts';
 import { DeviceRegistry } from '../../services/device-registry.ts';

@@ -1,6 +1,6 @@
 /** Groups: list, create, rename, delete (with renumbering), force re-sync task. */
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseBody, zBool, zInt } from '../validation.ts';
 

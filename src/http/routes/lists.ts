@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ListCache } from '../list-cache.ts';
 
 export const listRoutes = (lists: ListCache) => async (api: FastifyInstance) => {
-  // The cache carries its own pre-compressed variants: the compress plugin stays out.
-  api.get('/devices', { compress: false }, async (req, reply) => lists.devices.send(req, reply));
-  api.get('/groups', { compress: false }, async (req, reply) => lists.groups.send(req, reply));
+  // The cache carries its own pre-compressed variants (the compression hook lets them pass).
+  api.get('/devices', async (req, reply) => lists.devices.send(req, reply));
+  api.get('/groups', async (req, reply) => lists.groups.send(req, reply));
 };

@@ -1,6 +1,6 @@
 /** Device options ("specials"): schema, acknowledged write (task), live read, import, actions. */
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../errors.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseBody } from '../validation.ts';

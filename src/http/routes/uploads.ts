@@ -1,7 +1,7 @@
 /** Firmware/cfg uploads and LED preset files: upload, list, select (thin: parse, call one service). */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PRESETS_MAX_BYTES } from '../../services/led-presets.ts';
 import { parseKind, UPLOAD_LIMITS } from '../../services/firmware-store.ts';
 import type { AppServices } from '../../services/index.ts';
