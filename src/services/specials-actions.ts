@@ -22,6 +22,7 @@ import type { Store } from '../state/store.ts';
 import type { MasterView } from './master-view.ts';
 import type { SpecialsService, Target } from './specials.ts';
 import type { NativePresetSource } from './specials-sources.ts';
+import { startblockPayload, STARTBLOCK_SLOTS } from './plan-fields.ts';
 
 const INTERACTIVE_DEADLINE_MS = 10_000;
 const SEND = { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS } as const;
@@ -159,12 +160,11 @@ export class SpecialsActions {
   private async startblockControl(t: Target): Promise<Record<string, unknown>> {
     const s = materializeSpecials(t.caps, t.device.specials);
     const first = s.startblock_first_slot ?? 1;
-    const last = Math.min(8, first + (s.startblock_slots ?? 1) - 1);
+    const last = Math.min(STARTBLOCK_SLOTS, first + (s.startblock_slots ?? 1) - 1);
     const sent: { slot: number; device: string; result: { expected: number; acked: number } }[] = [];
     const errors: string[] = [];
     for (let slot = first; slot <= last; slot++) {
-      const payload = Uint8Array.from([0x01, slot, 0x2d, 0x2d, 0]);
-      const r = await this.deps.driver.stream(t.addr, payload, SEND);
+      const r = await this.deps.driver.stream(t.addr, startblockPayload(slot, undefined), SEND);
       const acked = r.ok && r.value.ok ? 1 : 0;
       if (!r.ok) errors.push(`slot ${slot}: ${r.detail}`);
       sent.push({ slot, device: t.addr, result: { expected: 1, acked } });
