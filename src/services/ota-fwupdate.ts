@@ -347,6 +347,7 @@ async function flashWithRetries(
       );
       if (r.unlocked) {
         row.unlocked = true;
+        deps.log.info({ addr: row.addr }, 'automatic OTA unlock used (POST /settings/sec)');
         // Decisions §17: the automatic unlock changes node settings, so it is reported.
         meta.deviceMessages[row.addr] =
           'automatic OTA unlock used (node same-subnet gate / OTA lock cleared via /settings/sec)';

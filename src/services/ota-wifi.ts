@@ -19,6 +19,8 @@ export async function startWifi(deps: OtaDeps, ws: WifiSession, meta: OtaMeta): 
 
 export interface HostWifiResult {
   wasEnabled: boolean | null;
+  /** Radio state after the restore (null when WiFi was never touched or cannot be read). */
+  enabled: boolean | null;
   backend: 'nmcli' | 'none';
   restored: boolean;
 }
@@ -32,6 +34,7 @@ export async function finishWifi(
 ): Promise<HostWifiResult> {
   const res: HostWifiResult = {
     wasEnabled: ws.lease?.radioWasOn ?? null,
+    enabled: null,
     backend: deps.wifi.kind,
     restored: true,
   };
@@ -45,6 +48,7 @@ export async function finishWifi(
     res.restored = false;
     errors.push(`Host WiFi restore failed: ${errText(err)}`);
   }
+  res.enabled = await deps.wifi.radioEnabled().catch(() => null);
   ws.lease = null;
   return res;
 }

@@ -92,7 +92,11 @@ describe('fleet update over the air', () => {
       for (const c of connects)
         expect(c).toMatch(/name lightnet-ota password wled1234 bssid ([0-9A-F]{2}:){5}[0-9A-F]{2}$/);
       expect(lines).toContain('connection delete id lightnet-ota');
-      expect(lines[lines.length - 1]).toBe(`--wait 15 connection up uuid ${rig.net.venue.uuid} ifname wlan0`);
+      expect(lines.slice(-2)).toEqual([
+        `--wait 15 connection up uuid ${rig.net.venue.uuid} ifname wlan0`,
+        '-t -f WIFI radio',
+      ]);
+      expect(result.hostWifi).toEqual({ wasEnabled: true, enabled: true, backend: 'nmcli', restored: true });
       expect(rig.net.unknown).toEqual([]);
       expect(rig.net.log.every((c) => c.lcAll === 'C')).toBe(true);
       expect(rig.net.active?.profile).toBe('Venue WiFi');

@@ -1,0 +1,259 @@
+/**
+ * Rows of the ota.md §7.7 end-to-end table not covered elsewhere: radio, WiFi and node
+ * conditions a fleet update meets in the field, each ending with host WiFi restored.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { TaskSnapshot } from '../../../src/tasks/task-manager.ts';
+import { colonBssid, predictApBssid } from '../../../src/services/wifi-backend.ts';
+import { makeCfg, makeFirmware, makePresets } from '../../fixtures/ota/builders.ts';
+import { withOtaRig, type Rig } from '../../fixtures/ota/rig.ts';
+
+const result = (t: TaskSnapshot): Record<string, unknown> => t.result as Record<string, unknown>;
+const msg = (t: TaskSnapshot, addr: string): string =>
+  (t.meta.deviceMessages as Record<string, string>)[addr] ?? '';
+const connects = (rig: Rig): string[] => rig.net.lines().filter((l) => l.includes('device wifi connect'));
+const apOpen = (rig: Rig): boolean[] => (rig.h.host.sim?.fleet.nodes ?? []).map((n) => n.apActive);
+
+function expectRestored(rig: Rig): void {
+  expect(rig.net.active?.profile).toBe('Venue WiFi');
+  expect(rig.net.profiles.has('lightnet-ota')).toBe(false);
+  expect(rig.net.unknown).toEqual([]);
+}
+
+/** Presets-only run of one device (no reboot: quick, and the AP is closed explicitly). */
+async function presetsRun(rig: Rig, extra: Record<string, unknown> = {}): Promise<TaskSnapshot> {
+  const presetsName = await rig.uploadPresets(makePresets(2));
+  return rig.start('/api/fw/start', {
+    macs: [rig.addrs[0]],
+    doFirmware: false,
+    doPresets: true,
+    presetsName,
+    ...extra,
+  });
+}
+
+describe('over-the-air scenarios of the test matrix', () => {
+  it('silent-node-fails-at-ap-enable-without-touching-wifi-or-closing-an-ap', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.h.host.sim?.fleet.faults.silence(addr);
+      const t = await presetsRun(rig);
+      expect(t.meta.deviceState).toEqual({ [addr]: 'error' });
+      expect(msg(t, addr)).toBe(`Timeout waiting for CONFIG ACK from ${addr} (AP-enable)`);
+      const tries = rig.taskEvents(t.id).filter((e) => e.meta.stage === 'NODE_AP_ON');
+      expect([...new Set(tries.map((e) => e.meta.attempt))]).toEqual([1, 2]);
+      expect(rig.stages(t.id)).toEqual(['INIT', 'NODE_AP_ON', 'DEVICE_ERROR', 'HOST_WIFI_RESTORE', 'DONE']);
+      expect(connects(rig)).toEqual([]);
+      expect(rig.wled.requests).toEqual([]);
+      expectRestored(rig);
+    });
+  });
+
+  it('ap-that-never-appears-times-out-and-the-ap-is-still-closed', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.apOverride.set(rig.macOf[addr] ?? '', { ssid: 'Someone_Else' });
+      const t = await presetsRun(rig, { wifi: { timeoutS: 5 } });
+      expect(msg(t, addr)).toBe('timeout waiting for one of [WLED_RaceLink_AP, WLED-AP] to appear on wlan0');
+      expect(rig.stages(t.id)).toEqual([
+        'INIT',
+        'NODE_AP_ON',
+        'CONNECT_WIFI',
+        'DEVICE_ERROR',
+        'AP_CLOSE',
+        'HOST_WIFI_RESTORE',
+        'DONE',
+      ]);
+      expect(connects(rig)).toEqual([]);
+      expect(apOpen(rig)).toEqual([false]);
+      expectRestored(rig);
+    });
+  });
+
+  it('open-node-ap-is-joined-without-a-password', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      rig.apOverride.set(rig.macOf[rig.addrs[0] ?? ''] ?? '', { psk: null });
+      const t = await presetsRun(rig);
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true });
+      const c = connects(rig);
+      expect(c).toHaveLength(2);
+      expect(c[0]).toContain(' password wled1234 ');
+      expect(c[1]).not.toContain('password');
+      expectRestored(rig);
+    });
+  });
+
+  it('polkit-refusal-fails-at-once-with-an-actionable-text', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.net.knobs.polkit = true;
+      const t = await presetsRun(rig);
+      expect(msg(t, addr)).toMatch(/^nmcli access denied \(polkit\)\. Grant the user running Lightnet/);
+      expect(msg(t, addr)).toContain('Not authorized to control networking');
+      expect(connects(rig)).toHaveLength(1);
+      expect(apOpen(rig)).toEqual([false]);
+    });
+  });
+
+  it('radio-switched-off-by-someone-mid-run-is-switched-on-once-and-the-run-succeeds', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      rig.net.knobs.radioOffAtConnect = true;
+      const t = await presetsRun(rig);
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true });
+      expect(rig.stages(t.id)).toEqual([
+        'INIT',
+        'NODE_AP_ON',
+        'CONNECT_WIFI',
+        'HOST_WIFI_ON',
+        'WAIT_HTTP',
+        'UPLOAD_PRESETS',
+        'DEVICE_DONE',
+        'AP_CLOSE',
+        'HOST_WIFI_RESTORE',
+        'DONE',
+      ]);
+      expect(rig.net.lines()).toContain('radio wifi on');
+      expect(rig.net.radioOn).toBe(true);
+      expectRestored(rig);
+    });
+  });
+
+  it('node-reporting-another-mac-times-out-in-wait-http', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.wled.node(rig.macOf[addr] ?? '').knobs.infoMac = '02AABBCCDDEE';
+      const t = await presetsRun(rig);
+      expect(msg(t, addr)).toMatch(
+        new RegExp(
+          `^Timeout waiting for node \\(baseUrl=${rig.wled.url}\\) to report expected mac [0-9A-F]*${addr}$`,
+          'i',
+        ),
+      );
+      expect(rig.wled.requests.some((r) => r.path === '/upload')).toBe(false);
+      expect(apOpen(rig)).toEqual([false]);
+      expectRestored(rig);
+    });
+  });
+
+  it('node-slow-to-start-its-http-server-is-polled-until-it-answers', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.wled.node(rig.macOf[addr] ?? '').knobs.infoFailures = 4;
+      const t = await presetsRun(rig);
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true });
+      expect(rig.wled.requests.filter((r) => r.path === '/json/info').length).toBeGreaterThanOrEqual(5);
+    });
+  });
+
+  it('ota-lock-with-the-matching-custom-password-is-unlocked-with-it', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      const node = rig.wled.node(rig.macOf[addr] ?? '');
+      node.otaLock = true;
+      node.otaPass = 'pit-lane-42';
+      const fwId = await rig.uploadFile('firmware', makeFirmware());
+      const t = await rig.start('/api/fw/start', {
+        macs: [addr],
+        fwId,
+        wifi: { otaPassword: 'pit-lane-42' },
+      });
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true });
+      expect(rig.wled.requests.filter((r) => r.path === '/settings/sec').map((r) => r.body)).toEqual([
+        'OP=pit-lane-42',
+      ]);
+      expect(node.otaLock).toBe(false);
+      expect(node.flashed).toHaveLength(1);
+      expect(msg(t, addr)).toMatch(/^automatic OTA unlock used/);
+      // The password never appears in the task's texts.
+      expect(JSON.stringify(rig.taskEvents(t.id))).not.toContain('pit-lane-42');
+    });
+  });
+
+  it('settings-pin-makes-the-unlock-fail-and-stops-after-one-update-post', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.wled.node(rig.macOf[addr] ?? '').settingsPin = true;
+      const fwId = await rig.uploadFile('firmware', makeFirmware());
+      const t = await rig.start('/api/fw/start', { macs: [addr], fwId, retries: 4 });
+      expect(msg(t, addr)).toMatch(
+        /^Firmware upload failed: HTTP 401 from \/update \(Unauthorized\)\..* Auto-unlock POST to \/settings\/sec also failed/,
+      );
+      expect(rig.wled.requests.filter((r) => r.path === '/update').map((r) => r.status)).toEqual([401]);
+      expect(apOpen(rig)).toEqual([false]);
+      expectRestored(rig);
+    });
+  });
+
+  it('cfg-only-reboots-the-node-and-waits-for-its-re-announce', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      const cfg = makeCfg({ name: 'pit' });
+      const cfgId = await rig.uploadFile('cfg', cfg);
+      const t = await rig.start('/api/fw/start', { macs: [addr], doFirmware: false, doCfg: true, cfgId });
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true, summary: '1/1 ok' });
+      expect(rig.stages(t.id)).toEqual([
+        'INIT',
+        'NODE_AP_ON',
+        'CONNECT_WIFI',
+        'WAIT_HTTP',
+        'UPLOAD_CFG',
+        'DEVICE_DONE',
+        'REANNOUNCE_WAIT',
+        'AUTORESTORE_WAIT',
+        'HOST_WIFI_RESTORE',
+        'DONE',
+      ]);
+      expect(
+        rig.wled
+          .node(rig.macOf[addr] ?? '')
+          .files.get('/cfg.json')
+          ?.equals(cfg),
+      ).toBe(true);
+      expect(rig.wled.requests.some((r) => r.path === '/update')).toBe(false);
+      expectRestored(rig);
+    });
+  });
+
+  it('three-nodes-each-joined-on-its-own-bssid-while-earlier-aps-linger', async () => {
+    await withOtaRig({ nodes: 3 }, async (rig) => {
+      expect(rig.addrs).toHaveLength(3);
+      rig.net.lingerRescans = 50;
+      const presetsName = await rig.uploadPresets(makePresets(1));
+      const t = await rig.start('/api/fw/start', {
+        macs: rig.addrs,
+        doFirmware: false,
+        doPresets: true,
+        presetsName,
+      });
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true, summary: '3/3 ok' });
+      expect(connects(rig).map((l) => l.split(' bssid ')[1])).toEqual(
+        rig.addrs.map((a) => colonBssid(predictApBssid(rig.macOf[a] ?? ''))),
+      );
+      for (const e of rig.taskEvents(t.id)) {
+        const running = Object.values(e.meta.deviceState as Record<string, string>).filter(
+          (s) => s === 'running',
+        );
+        expect(running.length).toBeLessThanOrEqual(1);
+      }
+      expectRestored(rig);
+    });
+  });
+
+  it('an-exception-inside-a-device-step-ends-the-task-done-with-the-text-and-wifi-restored', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      const spy = vi.spyOn(rig.h.host.services.driver, 'config').mockImplementationOnce(() => {
+        throw new Error('radio service exploded');
+      });
+      try {
+        const t = await presetsRun(rig);
+        expect(t.state).toBe('done');
+        expect(result(t)).toMatchObject({ ok: false, errors: [`${addr}: radio service exploded`] });
+        expect(msg(t, addr)).toBe('radio service exploded');
+        expectRestored(rig);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+  });
+});
