@@ -67,6 +67,13 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
         ok: true,
       };
     }
+    case 'presets_download': {
+      const file = (r.file ?? {}) as { name?: string };
+      return {
+        text: `Downloaded presets.json from ${String(r.addr ?? t.meta.addr ?? 'the node')} as '${file.name ?? '?'}'`,
+        ok: true,
+      };
+    }
     default:
       return { text: `${label} done`, ok: true };
   }

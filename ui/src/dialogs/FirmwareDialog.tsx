@@ -344,6 +344,7 @@ export function FirmwareDialog({
 
 const STATE_LOOK: Record<string, [string, string]> = {
   queued: ['none', '•'],
+  skipped: ['none', '–'],
   running: ['tx', '⟳'],
   ok: ['good', '✓'],
   error: ['bad', '✗'],
@@ -409,7 +410,9 @@ function RunView({
             ? `Running · ${formatElapsed(elapsed)} · ~${formatElapsed(remaining)} left`
             : t.state === 'done'
               ? `Finished · total time ${formatElapsed(elapsed)}`
-              : `Ended: ${t.last_error ?? 'error'}`}
+              : t.last_error === 'cancelled'
+                ? `Cancelled after ${done}/${macs.length} device${macs.length === 1 ? '' : 's'} · ${formatElapsed(elapsed)}`
+                : `Ended: ${t.last_error ?? 'error'}`}
         </strong>
         {!running && (
           <span data-testid="fw-summary">
@@ -421,12 +424,14 @@ function RunView({
       </div>
       <ul class="fw-rows" data-testid="fw-rows">
         {macs.map((a) => {
-          const s = states[a] ?? 'queued';
+          const raw = states[a] ?? 'queued';
+          // Still queued when the task ended: it never started (cancel or stop on error).
+          const s = !running && raw === 'queued' ? 'skipped' : raw;
           const [cls, sym] = STATE_LOOK[s] ?? ['none', '?'];
           const msg = m.deviceMessages?.[a];
           const pct = m.deviceProgress?.[a]?.percent;
           return (
-            <li key={a} class={`fw-row ${cls}`} data-addr={a}>
+            <li key={a} class={`fw-row ${cls}`} data-addr={a} data-state={s}>
               <span class={`lvl-${cls}`} aria-hidden="true">
                 {sym}
               </span>

@@ -39,6 +39,14 @@ export function LedPresetsDialog({ selected, onClose }: { selected: string[]; on
   }, []);
   const t = task.value;
   const running = taskId !== null && t?.id === taskId && t.state === 'running';
+  // A finished download: offer its file in the picker, ready for Apply.
+  const downloaded =
+    taskId !== null && t?.id === taskId && t.state === 'done'
+      ? ((t.result as { file?: { name?: string } } | null)?.file?.name ?? null)
+      : null;
+  useEffect(() => {
+    if (downloaded) setChoice(downloaded);
+  }, [downloaded]);
   const one = selected.length === 1 ? devices.value.find((d) => d.addr === selected[0]) : undefined;
   const upload = async (e: Event) => {
     e.preventDefault();
@@ -106,7 +114,11 @@ export function LedPresetsDialog({ selected, onClose }: { selected: string[]; on
         </p>
       ) : (
         <div class="row">
-          <select aria-label="Preset file" value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
+          <select
+            aria-label="Active preset file"
+            value={choice}
+            onChange={(e) => setChoice(e.currentTarget.value)}
+          >
             {files.map((f) => (
               <option key={f.name} value={f.name}>
                 {f.name} ({Math.round(f.size / 102.4) / 10} KiB)
