@@ -52,6 +52,7 @@ export const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).
 export function parseKind(raw: unknown): UploadKind {
   const k = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
   if (k === 'firmware' || k === 'cfg') return k;
+  if (!k) throw new ValidationError('kind: missing kind (expected firmware or cfg)');
   throw new ValidationError('kind: invalid kind (expected firmware or cfg)');
 }
 
@@ -107,7 +108,7 @@ export class FirmwareStore {
     const { kind, bytes } = input;
     const lim = UPLOAD_LIMITS[kind];
     if (bytes.length > lim.max) throw new ValidationError(`file: file too large (max ${lim.max} bytes)`);
-    if (bytes.length < lim.min) throw new ValidationError('file: file too small');
+    if (bytes.length < lim.min) throw new ValidationError(`file: file too small (min ${lim.min} bytes)`);
     const mime = (input.mime ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (mime && !MIME_OK[kind].includes(mime))
       throw new ValidationError(`file: unsupported content type ${mime} for kind ${kind}`);
@@ -150,7 +151,13 @@ export class FirmwareStore {
     field: string,
   ): Promise<{ info: UploadedFileInfo; bytes: Buffer }> {
     const missing = `${field}: ${kind === 'firmware' ? 'firmware' : 'cfg'} file not uploaded`;
+    if (id === undefined || id === null || id === '')
+      throw new ValidationError(
+        `${field}: required when ${kind === 'firmware' ? 'doFirmware' : 'doCfg'} is true (an id from GET /api/fw/uploads)`,
+      );
     if (typeof id !== 'string' || !UPLOAD_ID.test(id)) throw new ValidationError(missing);
+    const other = this.index.find((e) => e.id === id && e.kind !== kind);
+    if (other) throw new ValidationError(`${missing} (${id} is a ${other.kind} upload)`);
     const info = this.index.find((e) => e.id === id && e.kind === kind);
     if (!info) throw new ValidationError(missing);
     let bytes: Buffer;

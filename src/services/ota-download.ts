@@ -11,7 +11,15 @@ import { PRESETS_MAX_BYTES, type PresetFileInfo } from './led-presets.ts';
 import { closeAp } from './ota-fwupdate.ts';
 import { OtaMeta } from './ota-meta.ts';
 import type { WifiOptions } from './ota-request.ts';
-import { errText, isAbort, joinNodeAp, toggleAp, waitForNode, type WifiSession } from './ota-steps.ts';
+import {
+  connectMessage,
+  errText,
+  isAbort,
+  joinNodeAp,
+  toggleAp,
+  waitForNode,
+  type WifiSession,
+} from './ota-steps.ts';
 import type { OtaDeps } from './ota-types.ts';
 import { predictApBssid } from './wifi-backend.ts';
 import { finishWifi, startWifi } from './ota-wifi.ts';
@@ -53,10 +61,7 @@ export async function runPresetsDownload(
     signal.throwIfAborted();
     if (!acked) throw new Error(`Timeout waiting for CONFIG ACK from ${addr}`);
     apOpen = true;
-    meta.emit(
-      'CONNECT_WIFI',
-      `Connecting host WiFi (iface ${ws.opts.iface}) to SSID "${ws.opts.ssids.join(', ')}"`,
-    );
+    meta.emit('CONNECT_WIFI', connectMessage(deps, ws, plan.baseUrl));
     await joinNodeAp(deps, ws, predictApBssid(plan.expectedMac), signal, () =>
       meta.emit('HOST_WIFI_ON', `Host WiFi appears disabled; enabling on ${ws.opts.iface}...`),
     );

@@ -18,6 +18,7 @@ import {
   FinalError,
   flashOnce,
   isAbort,
+  connectMessage,
   joinNodeAp,
   nodeStillAnswers,
   toggleAp,
@@ -208,10 +209,7 @@ async function runDevice(
       signal.throwIfAborted();
       if (!acked) throw new Error(`Timeout waiting for CONFIG ACK from ${addr} (AP-enable)`);
       apOpen = true;
-      meta.emit(
-        'CONNECT_WIFI',
-        `Connecting host WiFi (iface ${ws.opts.iface}) to SSID "${ws.opts.ssids.join(', ')}"`,
-      );
+      meta.emit('CONNECT_WIFI', connectMessage(deps, ws, plan.baseUrl));
       const joined = await joinNodeAp(deps, ws, predictApBssid(row.expectedMac), signal, () =>
         meta.emit('HOST_WIFI_ON', `Host WiFi appears disabled; enabling on ${ws.opts.iface}...`),
       );

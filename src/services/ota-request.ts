@@ -39,7 +39,7 @@ const wifiFields = {
   hostWifiRestore: opt(bool),
   connName: z.unknown().optional(),
 };
-const wifiSchema = z.object(wifiFields);
+const wifiSchema = z.object(wifiFields, { error: 'must be an object' });
 const rootWifi = {
   wifi: opt(wifiSchema),
   wifiSsid: opt(z.union([str, z.array(str)], { error: 'must be a string or a list of strings' })),

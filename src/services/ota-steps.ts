@@ -122,6 +122,13 @@ export interface WifiSession {
   lastBssid: string | null;
 }
 
+/** CONNECT_WIFI message; with `--wifi none` it says that nothing is switched. */
+export function connectMessage(deps: OtaDeps, ws: WifiSession, baseUrl: string): string {
+  return deps.wifi.kind === 'none'
+    ? `Host WiFi not switched (--wifi none): the node must be reachable at ${baseUrl}`
+    : `Connecting host WiFi (iface ${ws.opts.iface}) to SSID "${ws.opts.ssids.join(', ')}"`;
+}
+
 /** Joins the node AP; a "WiFi disabled" failure switches the radio on once (stage 3a). */
 export async function joinNodeAp(
   deps: OtaDeps,
@@ -164,15 +171,21 @@ export async function waitForNode(
 ): Promise<LedInfo> {
   const t = deps.timings;
   const end = deps.io.now() + t.httpWaitMs;
+  // What the last poll saw, so a timeout says why (nothing there, or another node).
+  let last = 'no answer yet';
   for (;;) {
     try {
       const info = await http.info(t.infoTimeoutMs, signal);
       if (macMatches(info.mac, expectedMac)) return info;
+      last = `node reported mac ${info.mac || '(none)'}`;
     } catch (err) {
       if (signal.aborted) throw err;
+      last = errText(err);
     }
     if (deps.io.now() >= end)
-      throw new Error(`Timeout waiting for node (baseUrl=${baseUrl}) to report expected mac ${expectedMac}`);
+      throw new Error(
+        `Timeout waiting for node (baseUrl=${baseUrl}) to report expected mac ${expectedMac} (last: ${last})`,
+      );
     await deps.io.sleep(t.httpPollMs, signal);
   }
 }

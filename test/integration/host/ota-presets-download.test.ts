@@ -76,10 +76,19 @@ describe('preset download and request validation', () => {
         [{ macs: ['123456'], fwId }, 'macs[0]: unknown device 123456'],
         [{ macs: [addr], doFirmware: false }, /no operations selected/],
         [{ macs: [addr], doFirmware: 'false', fwId }, 'doFirmware: must be a boolean (true or false)'],
-        [{ macs: [addr] }, 'fwId: firmware file not uploaded'],
-        [{ macs: [addr], fwId: cfgId }, 'fwId: firmware file not uploaded'],
+        [{ macs: [addr] }, 'fwId: required when doFirmware is true (an id from GET /api/fw/uploads)'],
+        [{ macs: [addr], fwId: cfgId }, `fwId: firmware file not uploaded (${cfgId} is a cfg upload)`],
+        [{ macs: [addr], fwId: 'abcdefabcdef' }, 'fwId: firmware file not uploaded'],
+        [{ macs: [addr], fwId, wifi: 'open' }, 'wifi: must be an object'],
+        [
+          { macs: [addr], doFirmware: false, doCfg: true },
+          'cfgId: required when doCfg is true (an id from GET /api/fw/uploads)',
+        ],
         [{ macs: [addr], fwId: '../../etc/passwd' }, 'fwId: firmware file not uploaded'],
-        [{ macs: [addr], doFirmware: false, doCfg: true, cfgId: fwId }, 'cfgId: cfg file not uploaded'],
+        [
+          { macs: [addr], doFirmware: false, doCfg: true, cfgId: fwId },
+          `cfgId: cfg file not uploaded (${fwId} is a firmware upload)`,
+        ],
         [
           { macs: [addr], doFirmware: false, doPresets: true, presetsName: '../state.json' },
           'presetsName: presets file not found',

@@ -125,7 +125,7 @@ describe('over-the-air scenarios of the test matrix', () => {
       const t = await presetsRun(rig);
       expect(msg(t, addr)).toMatch(
         new RegExp(
-          `^Timeout waiting for node \\(baseUrl=${rig.wled.url}\\) to report expected mac [0-9A-F]*${addr}$`,
+          `^Timeout waiting for node \\(baseUrl=${rig.wled.url}\\) to report expected mac [0-9A-F]*${addr} \\(last: node reported mac 02aabbccddee\\)$`,
           'i',
         ),
       );
@@ -254,6 +254,27 @@ describe('over-the-air scenarios of the test matrix', () => {
       } finally {
         spy.mockRestore();
       }
+    });
+  });
+  it('wifi-none-talks-to-the-node-on-the-current-network-and-says-why-an-unreachable-one-timed-out', async () => {
+    await withOtaRig({ nodes: 1, wifi: 'none' }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      const t = await presetsRun(rig);
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({
+        ok: true,
+        hostWifi: { backend: 'none', restored: true },
+      });
+      const connect = rig.taskEvents(t.id).find((e) => e.meta.stage === 'CONNECT_WIFI');
+      expect(connect?.meta.message).toBe(
+        `Host WiFi not switched (--wifi none): the node must be reachable at ${rig.wled.url}`,
+      );
+      expect(rig.net.log).toEqual([]);
+
+      const t2 = await presetsRun(rig, { baseUrl: 'http://127.0.0.1:9' });
+      expect(msg(t2, addr)).toMatch(
+        /^Timeout waiting for node \(baseUrl=http:\/\/127\.0\.0\.1:9\) to report expected mac [0-9A-F]+ \(last: \/json\/info: connect ECONNREFUSED 127\.0\.0\.1:9\)$/,
+      );
+      expect(rig.h.host.sim?.fleet.nodes.map((n) => n.apActive)).toEqual([false]);
     });
   });
 });

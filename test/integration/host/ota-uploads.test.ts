@@ -72,7 +72,7 @@ describe('firmware and cfg uploads', () => {
           fw(makeFirmware()).map((p) => ('value' in p ? { ...p, value: 'presets' } : p)),
           /^kind: invalid kind/,
         ],
-        [fw(makeFirmware()).slice(1), /^kind: invalid kind/],
+        [fw(makeFirmware()).slice(1), /^kind: missing kind \(expected firmware or cfg\)$/],
         [fw(makeFirmware({ corruptMagic: true })), /not an ESP32 application image \(first byte 0xE8/],
         [
           fw(Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(4000)])),
@@ -84,7 +84,7 @@ describe('firmware and cfg uploads', () => {
           /unsupported chip id|descriptor not found/,
         ],
         [fw(makeFirmware(), 'x.bin', 'text/html'), /unsupported content type text\/html for kind firmware/],
-        [fw(makeFirmware({ size: 512 })), /file too small/],
+        [fw(makeFirmware({ size: 512 })), /^file: file too small \(min 1024 bytes\)$/],
         [
           [
             { name: 'kind', value: 'cfg' },
