@@ -16,6 +16,9 @@ export interface CommandRunner {
   run(cmd: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandResult>;
 }
 
+/** Exit code reported for a command killed at its timeout (as coreutils `timeout` does). */
+export const TIMED_OUT = 124;
+
 export const processRunner = (env: NodeJS.ProcessEnv = process.env): CommandRunner => ({
   run: (cmd, args, opts = {}) =>
     new Promise((resolve, reject) => {
@@ -24,12 +27,20 @@ export const processRunner = (env: NodeJS.ProcessEnv = process.env): CommandRunn
         [...args],
         {
           timeout: opts.timeoutMs ?? 10_000,
+          // A hung tool must not outlive its budget (SIGTERM can be ignored).
+          killSignal: 'SIGKILL',
           env: { ...env, LC_ALL: 'C', LANG: 'C' },
           maxBuffer: 1024 * 1024,
         },
         (err, stdout, stderr) => {
           if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
             reject(err);
+            return;
+          }
+          if (err?.killed) {
+            // Killed at the timeout: say so instead of an empty exit-code-1 failure.
+            const s = Math.round((opts.timeoutMs ?? 10_000) / 100) / 10;
+            resolve({ code: TIMED_OUT, stdout: String(stdout), stderr: `timed out after ${s} s (killed)` });
             return;
           }
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

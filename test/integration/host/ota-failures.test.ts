@@ -178,6 +178,11 @@ describe('over-the-air failure paths', () => {
       expect(busy.status).toBe(409);
       expect(busy.body).toMatchObject({ ok: false, busy: true });
       expect((await rig.upload('/api/fw/upload', [{ name: 'kind', value: 'cfg' }])).status).toBe(409);
+      const presetsUp = await rig.upload('/api/presets/upload', [
+        { name: 'file', filename: 'presets.json', data: makePresets(1) },
+      ]);
+      expect(presetsUp).toMatchObject({ status: 409, body: { ok: false, busy: true } });
+      expect((await rig.h.get('/api/presets/list')).status).toBe(200);
       expect((await rig.h.post('/api/fw/start', { macs: [addr], fwId })).status).toBe(409);
       expect((await rig.h.post('/api/presets/download', { mac: addr })).status).toBe(409);
       expect((await rig.h.get('/api/fw/uploads')).status).toBe(200);
