@@ -6,7 +6,7 @@
  */
 import { ValidationError } from '../errors.ts';
 import { FLAG, USER_FLAG_MASK } from '../protocol/flags.ts';
-import type { Rgb } from '../protocol/types.ts';
+import type { ControlFields, Rgb } from '../protocol/types.ts';
 import { asBool, asInt, checkKeys, fail, isRecord, join } from './input.ts';
 import { ledEffect, ledPalette } from './led-effects.ts';
 
@@ -42,24 +42,11 @@ export const INT_FIELD_MAX: Partial<Record<NativeParamField, number>> = {
 const CHECK_FIELDS = ['check1', 'check2', 'check3'] as const;
 const COLOR_FIELDS = ['color1', 'color2', 'color3'] as const;
 
-/** Effect fields given a value; an absent field is not sent and the node keeps its value. */
-export interface NativeEffectParams {
-  mode?: number;
-  speed?: number;
-  intensity?: number;
-  custom1?: number;
-  custom2?: number;
-  /** 0..31 (5 bits on the wire). */
-  custom3?: number;
-  check1?: boolean;
-  check2?: boolean;
-  check3?: boolean;
-  palette?: number;
-  color1?: Rgb;
-  color2?: Rgb;
-  color3?: Rgb;
-  brightness?: number;
-}
+/**
+ * Effect fields given a value; an absent field is not sent and the node keeps its value.
+ * Exactly the CONTROL body's optional fields (brightness included), so one type serves both.
+ */
+export type NativeEffectParams = ControlFields;
 
 /** A stored preset always holds all 14 keys; null = not sent. */
 export type NativePresetParams = { [K in NativeParamField]: NonNullable<NativeEffectParams[K]> | null };
