@@ -113,3 +113,14 @@ export function newDevice(addr: Addr, fullMac: string | null, devType: number): 
     online: false,
   };
 }
+
+/**
+ * The id for a new native preset or scene: never reused, even after deletes (scene actions
+ * and nodes refer to ids), so it is the larger of the persisted counter and max id + 1.
+ */
+export function allocateId(s: StateModel, kind: 'native_presets' | 'scenes'): number {
+  const ids = s.next_ids ?? { native_presets: 0, scenes: 0 };
+  const id = Math.max(ids[kind], ...s[kind].map((x) => x.id + 1));
+  s.next_ids = { ...ids, [kind]: id + 1 };
+  return id;
+}

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../clock.ts';
 import { NotFoundError } from '../errors.ts';
+import { allocateId } from '../domain/model.ts';
 import { isoSeconds, slugify, uniqueKey } from '../domain/keys.ts';
 import { effectOptions, paletteOptions, PALETTE_COLOR_RULES } from '../domain/led-effects.ts';
 import {
@@ -145,9 +146,7 @@ export class NativePresetService {
     const key = uniqueKey(slug, (k) => store.state.native_presets.some((p) => p.key === k));
     const now = isoSeconds(clock.now());
     const preset = store.mutate(['NATIVE_PRESETS'], (s) => {
-      const ids = s.next_ids ?? { native_presets: 0, scenes: 0 };
-      const id = Math.max(ids.native_presets, ...s.native_presets.map((p) => p.id + 1));
-      s.next_ids = { ...ids, native_presets: id + 1 };
+      const id = allocateId(s, 'native_presets');
       const rec: NativePreset = { id, key, label, created: now, updated: now, params, flags };
       s.native_presets.push(rec);
       return rec;

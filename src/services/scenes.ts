@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../clock.ts';
 import { NotFoundError } from '../errors.ts';
+import { allocateId } from '../domain/model.ts';
 import { asBool } from '../domain/input.ts';
 import { isoSeconds, slugify, uniqueKey } from '../domain/keys.ts';
 import { validateSceneActions, type Scene, type SceneAction } from '../domain/scene.ts';
@@ -129,9 +130,7 @@ export class SceneService {
     const key = uniqueKey(slug, (k) => store.state.scenes.some((s) => s.key === k));
     const now = isoSeconds(clock.now());
     const scene = store.mutate(['SCENES'], (s) => {
-      const ids = s.next_ids ?? { native_presets: 0, scenes: 0 };
-      const id = Math.max(ids.scenes, ...s.scenes.map((x) => x.id + 1));
-      s.next_ids = { ...ids, scenes: id + 1 };
+      const id = allocateId(s, 'scenes');
       const rec: Scene = { id, key, label, created: now, updated: now, actions, stop_on_error: stop };
       s.scenes.push(rec);
       return rec;
