@@ -120,6 +120,11 @@ describe('live divergence', () => {
       // Keep mine: the edit stays and Save overwrites knowingly.
       await prompt.getByRole('button', { name: 'Keep mine' }).click();
       await prompt.waitFor({ state: 'detached' });
+      // Unsaved edits survive a trip to the Devices page (the nav marks them).
+      await page.getByRole('link', { name: 'Devices' }).click();
+      await page.locator('table.devices').waitFor();
+      await page.getByRole('link', { name: /Scenes.*unsaved/ }).click();
+      await expect.poll(() => label.inputValue()).toBe('Warm Up (mine)');
       await page.getByRole('button', { name: /^Save/ }).click();
       await page.locator('.toast', { hasText: "Saved scene 'Warm Up (mine)'" }).waitFor();
       const mine = await h.get<{ scene: { label: string; actions: unknown[] } }>(`/api/scenes/${key}`);

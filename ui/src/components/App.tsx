@@ -11,6 +11,7 @@ import { navigate, route } from '../router.ts';
 import { Banners } from './Banners.tsx';
 import { DevicesPage } from './DevicesPage.tsx';
 import { ScenesPage } from './ScenesPage.tsx';
+import { sceneDirty } from '../scene-draft.ts';
 import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
@@ -76,8 +77,15 @@ export function App() {
               e.preventDefault();
               navigate('scenes');
             }}
+            title={sceneDirty.value ? 'Scenes (unsaved edits)' : undefined}
           >
             Scenes
+            {sceneDirty.value && (
+              <span class="dirty-dot" aria-label="unsaved edits">
+                {' '}
+                •
+              </span>
+            )}
           </a>
         </nav>
         <span class="spacer" />

@@ -12,9 +12,10 @@ import { toast, toastError } from '../toasts.ts';
 import type { Scene, SceneAction } from '../types.ts';
 import { ActionCard, type CardState } from './ActionCard.tsx';
 import { Timeline } from './Timeline.tsx';
+import { EMPTY_DRAFT, sceneDraft, sceneSaved } from '../scene-draft.ts';
 import { ConflictBanner, toDraft, useFollowStored, type Draft } from './SceneConflict.tsx';
 
-const EMPTY: Draft = { key: null, label: 'New scene', actions: [], stop_on_error: true };
+const EMPTY = EMPTY_DRAFT;
 const MAX_ACTIONS = 20;
 
 interface RunResult {
@@ -26,8 +27,10 @@ interface RunResult {
 }
 
 export function ScenesPage() {
-  const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [saved, setSaved] = useState(JSON.stringify(EMPTY));
+  const draft = sceneDraft.value;
+  const saved = sceneSaved.value;
+  const setDraft = (d: Draft) => (sceneDraft.value = d);
+  const setSaved = (j: string) => (sceneSaved.value = j);
   /** `wait`: the delays of the actions this estimate was made for (the total's waiting time). */
   const [estimate, setEstimate] = useState<{ total: Estimate; per_action: Estimate[]; wait: number } | null>(
     null,

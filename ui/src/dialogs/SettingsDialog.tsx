@@ -57,6 +57,9 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
           <li>
             <kbd>Shift</kbd>+click select a range of rows
           </li>
+          <li>
+            <kbd>Ctrl</kbd>+<kbd>S</kbd> save the scene, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> run it (Scenes page)
+          </li>
         </ul>
         <div class="buttons">
           <button type="button" onClick={onClose}>
