@@ -97,7 +97,8 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
     if (ok) setEdit(({ [key]: _, ...rest }) => rest);
   });
 
-  const read = async (o: OptionSchema) => {
+  /** Reads one value live; true when the node answered. */
+  const read = async (o: OptionSchema): Promise<boolean> => {
     setLive((l) => ({ ...l, [o.key]: { state: 'reading' } }));
     try {
       const r = await post<{ ok: boolean; value?: Value; error?: string }>('specials/get', {
@@ -111,13 +112,18 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
             ? { state: 'ok', value: r.value }
             : { state: 'timeout', error: r.error ?? 'timeout' },
       }));
+      return r.ok && r.value !== undefined;
     } catch (err) {
       setLive((l) => ({ ...l, [o.key]: { state: 'timeout', error: (err as Error).message } }));
+      return false;
     }
   };
   const readAll = async (opts: OptionSchema[]) => {
-    // One after the other: a node answers one read at a time.
-    for (const o of opts.filter((x) => x.readable)) await read(o);
+    // One after the other: a node answers one read at a time. A read lost on a busy
+    // channel is tried once more at the end before the row shows "?" with Retry.
+    const missed: OptionSchema[] = [];
+    for (const o of opts.filter((x) => x.readable)) if (!(await read(o))) missed.push(o);
+    for (const o of missed) await read(o);
   };
   useEffect(() => {
     void get<{ specials: Record<string, CapSchema> }>('specials')
