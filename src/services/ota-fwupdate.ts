@@ -22,7 +22,7 @@ import {
   joinNodeAp,
   nodeStillAnswers,
   toggleAp,
-  UNCONFIRMED_TEXT,
+  unconfirmedText,
   uploadNodeFile,
   waitForNode,
   type WifiSession,
@@ -189,16 +189,16 @@ async function runDevice(
   const watch = new AnnounceWatch(deps.driver, addr);
   let apOpen = false;
   let rebooted = false;
-  // Last firmware error when the node went silent after receiving the whole image.
-  let unconfirmed: string | null = null;
+  // deviceMessages notes of uploads only confirmed by the node's re-announcement.
+  const unconfirmedNotes: string[] = [];
   let announced = false;
   const reannounceS = Math.round(t.reannounceMs / 1000);
-  const unconfirmedFailure = (): string =>
-    `Firmware upload unconfirmed (${unconfirmed ?? ''}) and the node did not re-register on the radio within ${reannounceS}s`;
   const progress = (sent: number, total: number): void => meta.progress(addr, sent, total);
   try {
     for (let p = 0; p < passes.length; p++) {
       const steps = passes[p] ?? [];
+      // This pass's upload whose reply was lost while the node went silent (ota.md §3.8.1).
+      let lost: { what: 'Firmware' | 'cfg.json'; error: string } | null = null;
       ctx.checkpoint();
       watch.reset();
       let acked = false;
@@ -229,42 +229,57 @@ async function runDevice(
         await uploadNodeFile(deps, http, 'presets.json', plan.presets.bytes, signal, progress);
       }
       if (steps.includes('fw') && plan.fw) {
-        unconfirmed = await flashWithRetries(plan, deps, meta, http, row, signal, progress);
+        const error = await flashWithRetries(plan, deps, meta, http, row, signal, progress);
+        if (error !== null) lost = { what: 'Firmware', error };
       }
       if (steps.includes('cfg') && plan.cfg) {
         meta.emit('UPLOAD_CFG', 'Uploading cfg.json');
-        await uploadNodeFile(deps, http, 'cfg.json', plan.cfg.bytes, signal, progress);
+        try {
+          await uploadNodeFile(deps, http, 'cfg.json', plan.cfg.bytes, signal, progress);
+        } catch (err) {
+          // cfg.json makes the node reboot right after its reply: a lost reply is likely.
+          if (
+            !(err instanceof LedHttpError && err.unansweredAfterBody) ||
+            (await nodeStillAnswers(deps, http, row.expectedMac, signal))
+          )
+            throw err;
+          lost = { what: 'cfg.json', error: errText(err) };
+        }
       }
       rebooted = steps.includes('fw') || steps.includes('cfg');
       await deps.wifi.release(ws.opts.iface);
       // A rebooted node comes back with its AP closed; an unconfirmed one only once it re-announces.
-      const passUnconfirmed = unconfirmed !== null && steps.includes('fw');
-      if (rebooted && !passUnconfirmed) apOpen = false;
-      const waitText = !passUnconfirmed
+      if (rebooted && !lost) apOpen = false;
+      const waitText = !lost
         ? `Waiting for ${addr} to re-register on the radio after reboot`
-        : `Firmware upload to ${addr} unconfirmed (node stopped answering); waiting for it to re-register on the radio after reboot`;
+        : `${lost.what} upload to ${addr} unconfirmed (node stopped answering); waiting for it to re-register on the radio after reboot`;
+      const lostFailure = (): string =>
+        `${lost?.what ?? ''} upload unconfirmed (${lost?.error ?? ''}) and the node did not re-register on the radio within ${reannounceS}s`;
       if (p < passes.length - 1) {
         meta.emit('REANNOUNCE_WAIT', waitText);
         if (!(await watch.waitIdentify(deps, t.reannounceMs, signal)))
           throw new Error(
-            passUnconfirmed
-              ? `${unconfirmedFailure()}; cfg.json not uploaded`
+            lost
+              ? `${lostFailure()}; cfg.json not uploaded`
               : `did not re-register on the radio within ${reannounceS}s after the firmware update; cfg.json not uploaded`,
           );
         apOpen = false;
+        if (lost) unconfirmedNotes.push(unconfirmedText(lost.what));
         await watch.waitRestored(deps, t.autorestoreMs, signal);
-      } else if (passUnconfirmed) {
-        // Only the node's re-announcement after its reboot can confirm this flash.
+      } else if (lost) {
+        // Only the node's re-announcement after its reboot can confirm this upload.
         meta.emit('REANNOUNCE_WAIT', waitText);
-        if (!(await watch.waitIdentify(deps, t.reannounceMs, signal))) throw new Error(unconfirmedFailure());
+        if (!(await watch.waitIdentify(deps, t.reannounceMs, signal))) throw new Error(lostFailure());
         apOpen = false;
         announced = true;
+        unconfirmedNotes.push(unconfirmedText(lost.what));
       }
     }
     row.ok = true;
     meta.deviceState[addr] = 'ok';
-    if (unconfirmed !== null) meta.deviceMessages[addr] = UNCONFIRMED_TEXT;
-    meta.emit('DEVICE_DONE', `${addr}: ${unconfirmed !== null ? UNCONFIRMED_TEXT : 'update complete'}`);
+    const note = unconfirmedNotes.join('; ');
+    if (note) meta.deviceMessages[addr] = note;
+    meta.emit('DEVICE_DONE', `${addr}: ${note || 'update complete'}`);
     if (announced) {
       meta.emit('AUTORESTORE_WAIT', `Waiting for auto-restore SET_GROUP for ${addr}`);
       row.autoRestoreOk = (await watch.waitRestored(deps, t.autorestoreMs, signal)) ? true : 'timeout';

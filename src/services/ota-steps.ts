@@ -210,8 +210,11 @@ export async function nodeStillAnswers(
   }
 }
 
-/** deviceMessages text of a device whose flash was only confirmed by its re-announce. */
-export const UNCONFIRMED_TEXT = 'upload unconfirmed; node re-announced after reboot — verify version';
+/** deviceMessages text of an upload only confirmed by the node's re-announce after its reboot. */
+export const unconfirmedText = (what: 'Firmware' | 'cfg.json'): string =>
+  what === 'Firmware'
+    ? 'upload unconfirmed; node re-announced after reboot — verify version'
+    : 'cfg.json upload unconfirmed; node re-announced after reboot — verify its settings';
 
 /** presets.json / cfg.json through WLED's file upload (the part's file name picks the target). */
 export async function uploadNodeFile(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSnapshot } from '../../../src/tasks/task-manager.ts';
-import { makeFirmware } from '../../fixtures/ota/builders.ts';
+import { makeCfg, makeFirmware } from '../../fixtures/ota/builders.ts';
 import { withOtaRig, type Rig } from '../../fixtures/ota/rig.ts';
 
 const result = (t: TaskSnapshot): Record<string, unknown> => t.result as Record<string, unknown>;
@@ -116,6 +116,51 @@ describe('firmware upload whose confirmation is lost (ota.md §3.8.1)', () => {
         .map((e) => e.meta.attempt);
       expect([...new Set(attempts)]).toEqual([1, 2]);
       expect(node.flashed).toHaveLength(1);
+    });
+  });
+  it('firmware-and-cfg-replies-both-lost-still-end-ok-once-each-reboot-was-seen', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      const node = rig.wled.node(rig.macOf[addr] ?? '');
+      node.otaSameSubnet = false;
+      node.knobs.loseConfirmations = 2;
+      const fwId = await rig.uploadFile('firmware', makeFirmware());
+      const cfg = makeCfg({ name: 'lost' });
+      const cfgId = await rig.uploadFile('cfg', cfg);
+      const t = await rig.start('/api/fw/start', { macs: [addr], fwId, doCfg: true, cfgId });
+
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true, summary: '1/1 ok' });
+      expect(msg(t, addr)).toBe(
+        'upload unconfirmed; node re-announced after reboot — verify version; ' +
+          'cfg.json upload unconfirmed; node re-announced after reboot — verify its settings',
+      );
+      expect(node.flashed).toHaveLength(1);
+      expect(node.files.get('/cfg.json')?.equals(cfg)).toBe(true);
+      expect(rig.wled.requests.filter((r) => r.path === '/update' || r.path === '/upload')).toHaveLength(2);
+      expect(rig.stages(t.id)).toEqual([
+        'INIT',
+        'NODE_AP_ON',
+        'CONNECT_WIFI',
+        'WAIT_HTTP',
+        'UPLOAD_FW',
+        'REANNOUNCE_WAIT',
+        'NODE_AP_ON',
+        'CONNECT_WIFI',
+        'WAIT_HTTP',
+        'UPLOAD_CFG',
+        'REANNOUNCE_WAIT',
+        'DEVICE_DONE',
+        'AUTORESTORE_WAIT',
+        'HOST_WIFI_RESTORE',
+        'DONE',
+      ]);
+      const waits = rig.taskEvents(t.id).filter((e) => e.meta.stage === 'REANNOUNCE_WAIT');
+      expect([...new Set(waits.map((e) => e.meta.message))]).toEqual([
+        `Firmware upload to ${addr} unconfirmed (node stopped answering); waiting for it to re-register on the radio after reboot`,
+        `cfg.json upload to ${addr} unconfirmed (node stopped answering); waiting for it to re-register on the radio after reboot`,
+      ]);
+      expect(apOpen(rig)).toEqual([false]);
+      expect(rig.net.active?.profile).toBe('Venue WiFi');
     });
   });
 });
