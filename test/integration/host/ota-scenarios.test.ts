@@ -14,6 +14,22 @@ const msg = (t: TaskSnapshot, addr: string): string =>
 const connects = (rig: Rig): string[] => rig.net.lines().filter((l) => l.includes('device wifi connect'));
 const apOpen = (rig: Rig): boolean[] => (rig.h.host.sim?.fleet.nodes ?? []).map((n) => n.apActive);
 
+/** The node hears none of the next `n` packets addressed to it (requests or their ACKs lost). */
+function missPackets(rig: Rig, addr: string, n: number): () => number {
+  const fleet = rig.h.host.sim?.fleet;
+  const node = fleet?.node(addr);
+  if (!fleet || !node) throw new Error('no simulated node');
+  fleet.faults.silence(addr);
+  let sent = 0;
+  fleet.air.events.on('tx', (e) => {
+    const to = Buffer.from(e.bytes.subarray(3, 6)).toString('hex').toUpperCase();
+    if (e.sender === addr || to !== addr) return;
+    sent++;
+    if (sent === n) fleet.sched.at(e.end + 1, () => node.silence(false));
+  });
+  return () => sent;
+}
+
 function expectRestored(rig: Rig): void {
   expect(rig.net.active?.profile).toBe('Venue WiFi');
   expect(rig.net.profiles.has('lightnet-ota')).toBe(false);
@@ -275,6 +291,51 @@ describe('over-the-air scenarios of the test matrix', () => {
         /^Timeout waiting for node \(baseUrl=http:\/\/127\.0\.0\.1:9\) to report expected mac [0-9A-F]+ \(last: \/json\/info: connect ECONNREFUSED 127\.0\.0\.1:9\)$/,
       );
       expect(rig.h.host.sim?.fleet.nodes.map((n) => n.apActive)).toEqual([false]);
+    });
+  });
+  it('ap-enable-packets-lost-on-the-radio-are-retransmitted-and-then-retried', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      // One lost: the driver's retransmission inside try 1 gets through.
+      let sent = missPackets(rig, addr, 1);
+      const t1 = await presetsRun(rig);
+      expect(result(t1), JSON.stringify(t1.result)).toMatchObject({ ok: true });
+      const tries1 = rig.taskEvents(t1.id).filter((e) => e.meta.stage === 'NODE_AP_ON');
+      expect([...new Set(tries1.map((e) => e.meta.attempt))]).toEqual([1]);
+      expect(sent()).toBeGreaterThanOrEqual(2);
+
+      // Three lost: try 1 (three transmissions) fails, try 2 succeeds.
+      sent = missPackets(rig, addr, 3);
+      const t2 = await presetsRun(rig);
+      expect(result(t2), JSON.stringify(t2.result)).toMatchObject({ ok: true });
+      const tries2 = rig.taskEvents(t2.id).filter((e) => e.meta.stage === 'NODE_AP_ON');
+      expect([...new Set(tries2.map((e) => e.meta.attempt))]).toEqual([1, 2]);
+      expect(msg(t2, addr)).toBe('');
+    });
+  });
+
+  it('auto-restore-ack-lost-after-the-re-announce-times-out-but-the-device-stays-ok', async () => {
+    await withOtaRig({ nodes: 1, timings: { autorestoreMs: 3000 } }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.wled.node(rig.macOf[addr] ?? '').otaSameSubnet = false;
+      // The node goes deaf right after its first post-reboot announcement.
+      const off = rig.h.host.services.driver.on('packet', (p) => {
+        if (p.packet.sender === addr && p.reply?.kind === 'IDENTIFY_REPLY') {
+          off();
+          rig.h.host.sim?.fleet.faults.silence(addr);
+        }
+      });
+      const fwId = await rig.uploadFile('firmware', makeFirmware());
+      const t = await rig.start('/api/fw/start', { macs: [addr], fwId });
+      expect(result(t), JSON.stringify(t.result)).toMatchObject({ ok: true, summary: '1/1 ok' });
+      expect(t.meta.deviceState).toEqual({ [addr]: 'ok' });
+      expect((result(t).devices as { autoRestoreOk?: unknown }[])[0]?.autoRestoreOk).toBe('timeout');
+      expect(rig.stages(t.id).slice(-4)).toEqual([
+        'REANNOUNCE_WAIT',
+        'AUTORESTORE_WAIT',
+        'HOST_WIFI_RESTORE',
+        'DONE',
+      ]);
     });
   });
 });
