@@ -133,6 +133,15 @@ export class FirmwareStore {
       const warnings = checkCfg(bytes);
       if (warnings.length) info.warnings = warnings;
     }
+    // The same file again (e.g. picked twice in the UI): one entry, newest name and time.
+    const same = this.index.find((e) => e.kind === kind && e.sha256 === info.sha256);
+    if (same) {
+      Object.assign(same, { name: info.name, uploaded_ts: info.uploaded_ts });
+      await writeFileAtomic(join(this.dir, fileOf(same)), bytes, { mode: 0o600 });
+      await this.saveIndex();
+      this.log.info({ id: same.id, kind }, 'upload identical to a stored one; entry refreshed');
+      return { ...same };
+    }
     await writeFileAtomic(join(this.dir, fileOf(info)), bytes, { mode: 0o600 });
     this.index.push(info);
     await this.enforceRetention();

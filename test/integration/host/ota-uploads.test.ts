@@ -178,6 +178,21 @@ describe('firmware and cfg uploads', () => {
       expect(list[0]).toBe(ids[21]);
     });
   });
+
+  it('the-same-file-uploaded-again-keeps-one-entry-with-the-newest-name', async () => {
+    await withHost({ nodes: 0 }, async (h) => {
+      const image = makeFirmware();
+      const a = await upload(h, '/api/fw/upload', fw(image, 'first.bin'));
+      const b = await upload(h, '/api/fw/upload', fw(image, 'again.bin'));
+      expect(b.body.file).toMatchObject({ id: a.body.file!.id, name: 'again.bin' });
+      const c = await upload(h, '/api/fw/upload', fw(makeFirmware({ size: 70_000 }), 'other.bin'));
+      expect(c.body.file!.id).not.toBe(a.body.file!.id);
+      const list = (await h.get<{ files: { id: string; name: string }[] }>('/api/fw/uploads')).body.files;
+      expect(list.map((f) => f.name)).toEqual(['other.bin', 'again.bin']);
+      const files = (await readdir(join(h.dataDir, 'firmware'))).filter((f) => f.endsWith('.bin'));
+      expect(files).toHaveLength(2);
+    });
+  });
 });
 
 describe('LED preset files', () => {
