@@ -1,0 +1,75 @@
+/** The scene editor's footer: the estimated total (or why there is none), delete, duplicate, save, run/stop. */
+import { formatTotal } from '../scene-model.ts';
+import type { Draft } from './SceneConflict.tsx';
+import type { DraftEstimate } from './useSceneEstimate.ts';
+
+export function SceneRunBar({
+  draft,
+  dirty,
+  estimate,
+  estError,
+  running,
+  hasConflict,
+  onRemove,
+  onDuplicate,
+  onSave,
+  onRun,
+  onStop,
+}: {
+  draft: Draft;
+  dirty: boolean;
+  estimate: DraftEstimate | null;
+  estError: string;
+  running: boolean;
+  /** A change made elsewhere is unresolved: saving would overwrite it unseen. */
+  hasConflict: boolean;
+  onRemove: () => void;
+  onDuplicate: () => void;
+  onSave: () => void;
+  onRun: () => void;
+  onStop: () => void;
+}) {
+  return (
+    <footer class="scene-foot">
+      <span class="total" data-testid="total-cost">
+        {estError ? (
+          <span class="error-text">⚠ {estError}</span>
+        ) : draft.actions.length === 0 ? (
+          <span class="muted">No actions yet: add one below the list.</span>
+        ) : (
+          <>Total: {formatTotal(estimate?.total, estimate?.wait ?? 0)}</>
+        )}
+      </span>
+      <span class="spacer" />
+      {draft.key && (
+        <>
+          <button type="button" class="danger" onClick={onRemove} disabled={running}>
+            Delete
+          </button>
+          <button type="button" onClick={onDuplicate} disabled={running}>
+            Duplicate
+          </button>
+        </>
+      )}
+      <button
+        type="button"
+        class="primary"
+        onClick={onSave}
+        disabled={running || hasConflict || !draft.label.trim() || (!dirty && draft.key !== null)}
+        title={hasConflict ? 'Resolve the change made elsewhere first' : 'Ctrl+S'}
+      >
+        {draft.key ? 'Save' : 'Create'}
+        {dirty ? ' •' : ''}
+      </button>
+      {running ? (
+        <button type="button" class="danger" onClick={onStop} title="Stop between actions (Esc)">
+          Stop
+        </button>
+      ) : (
+        <button type="button" class="go" onClick={onRun} disabled={!draft.actions.length} title="Ctrl+Enter">
+          Run
+        </button>
+      )}
+    </footer>
+  );
+}

@@ -1,0 +1,38 @@
+/** The live cost estimate of a scene draft, debounced; the host's answer also validates the actions. */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, post } from '../api.ts';
+import { delayTotalMs, type Estimate } from '../scene-model.ts';
+import type { SceneAction } from '../types.ts';
+
+export interface DraftEstimate {
+  total: Estimate;
+  per_action: Estimate[];
+  /** The delays of the actions this estimate was made for (the total's waiting time). */
+  wait: number;
+}
+
+export function useSceneEstimate(actions: SceneAction[]): {
+  estimate: DraftEstimate | null;
+  estError: string;
+} {
+  const [estimate, setEstimate] = useState<DraftEstimate | null>(null);
+  const [estError, setEstError] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(async () => {
+      if (!actions.length) {
+        setEstimate(null);
+        setEstError('');
+        return;
+      }
+      try {
+        const r = await post<{ total: Estimate; per_action: Estimate[] }>('scenes/estimate', { actions });
+        setEstimate({ ...r, wait: delayTotalMs(actions) });
+        setEstError('');
+      } catch (err) {
+        setEstError(err instanceof ApiError ? err.message : String(err));
+      }
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [JSON.stringify(actions)]);
+  return { estimate, estError };
+}
