@@ -10,6 +10,7 @@ import type { CommandResult, CommandRunner } from './command-runner.ts';
 import { splitTerse } from './host-wifi.ts';
 import {
   bssidMatches,
+  colonBssid,
   LeaseFile,
   WifiDisabledError,
   type ConnectRequest,
@@ -215,7 +216,7 @@ export class NmcliBackend implements WifiBackend {
     const list = `[${ssids.join(', ')}]`;
     if (ambiguous.length > 1)
       throw new Error(
-        `cannot identify the node's AP (expected BSSID ${req.bssid ?? req.predicted ?? '?'}; saw ${ambiguous.join(', ')})`,
+        `cannot identify the node's AP (expected BSSID ${req.bssid ?? showPredicted(req.predicted)}; saw ${ambiguous.join(', ')})`,
       );
     if (matched) throw new Error(`could not connect to any of ${list}: ${lastErr}`);
     throw new Error(`timeout waiting for one of ${list} to appear on ${iface}`);
@@ -302,6 +303,10 @@ function choose(
   }
   return { row: null, pin: false, ambiguous: [] };
 }
+
+/** A predicted BSSID as people read it: full, or `*:*:*:` and the known last three bytes. */
+const showPredicted = (p: string | null): string =>
+  !p ? '?' : p.length === 12 ? colonBssid(p) : `*:*:*:${colonBssid(p)}`;
 
 const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim());
 /** nmcli's own message (stderr first); never contains our argv, so never the PSK. */

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TaskSnapshot } from '../../../src/tasks/task-manager.ts';
 import { colonBssid, predictApBssid } from '../../../src/services/wifi-backend.ts';
 import { makeCfg, makeFirmware, makePresets } from '../../fixtures/ota/builders.ts';
+import type { ApSource } from '../../fixtures/ota/fake-nmcli.ts';
 import { withOtaRig, type Rig } from '../../fixtures/ota/rig.ts';
 
 const result = (t: TaskSnapshot): Record<string, unknown> => t.result as Record<string, unknown>;
@@ -336,6 +337,29 @@ describe('over-the-air scenarios of the test matrix', () => {
         'HOST_WIFI_RESTORE',
         'DONE',
       ]);
+    });
+  });
+  it('two-fresh-candidate-aps-and-no-predicted-bssid-fail-with-the-explicit-ambiguity-text', async () => {
+    const external: ApSource[] = [];
+    // 5 s of connect budget: the fallback to fresh APs starts after half of it (rescans are 1.5 s apart).
+    await withOtaRig({ nodes: 1, externalAps: external, timings: { connectScale: 1 } }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.apOverride.set(rig.macOf[addr] ?? '', { bssid: '02:11:22:33:44:55' });
+      // Another node's AP comes up at the same moment, under a candidate SSID.
+      external.push({
+        bssid: '02:99:88:77:66:55',
+        ssid: 'WLED-AP',
+        psk: 'wled1234',
+        nodeMac: '02998877665A',
+      });
+      const t = await presetsRun(rig, { wifi: { timeoutS: 5 } });
+      expect(msg(t, addr)).toBe(
+        `cannot identify the node's AP (expected BSSID ${colonBssid(predictApBssid(rig.macOf[addr] ?? ''))}; ` +
+          'saw 02:11:22:33:44:55, 02:99:88:77:66:55)',
+      );
+      expect(connects(rig)).toEqual([]);
+      expect(apOpen(rig)).toEqual([false]);
+      expectRestored(rig);
     });
   });
 });
