@@ -56,6 +56,10 @@ export class LedHttp {
 
   async info(timeoutMs: number, signal?: AbortSignal): Promise<LedInfo> {
     const r = await this.request('GET', '/json/info', { timeoutMs, signal, maxBytes: 16 * 1024 });
+    if (r.status >= 300 && r.status < 400)
+      throw new LedHttpError(
+        `HTTP ${r.status} redirect from /json/info, not followed (the node's captive portal? use its IP address, e.g. http://4.3.2.1, as baseUrl)`,
+      );
     if (r.status !== 200) throw new LedHttpError(`HTTP ${r.status} from /json/info`);
     const j = JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
     const s = (k: string): string => (typeof j[k] === 'string' ? (j[k] as string) : '');

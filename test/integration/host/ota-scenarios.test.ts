@@ -362,4 +362,16 @@ describe('over-the-air scenarios of the test matrix', () => {
       expectRestored(rig);
     });
   });
+  it('captive-portal-redirect-is-never-followed-and-the-timeout-says-why', async () => {
+    await withOtaRig({ nodes: 1 }, async (rig) => {
+      const [addr = ''] = rig.addrs;
+      rig.wled.node(rig.macOf[addr] ?? '').knobs.captivePortal = true;
+      const t = await presetsRun(rig);
+      expect(msg(t, addr)).toMatch(
+        /\(last: HTTP 302 redirect from \/json\/info, not followed \(the node's captive portal\? use its IP address, e\.g\. http:\/\/4\.3\.2\.1, as baseUrl\)\)$/,
+      );
+      expect(rig.wled.requests.every((r) => r.path === '/json/info' && r.status === 302)).toBe(true);
+      expectRestored(rig);
+    });
+  });
 });
