@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { SerialPort } from 'serialport';
+import { SerialPort } from './serialport-module.ts';
 import { BaseLink } from './base-link.ts';
 import { LinkClosedError, LinkOpenError, PortBusyError, errorMessage, looksLikePortBusy } from './errors.ts';
 import type { TransportLog } from './link.ts';

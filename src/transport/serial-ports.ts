@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { SerialPort } from 'serialport';
+import { SerialPort } from './serialport-module.ts';
 import { errorMessage } from './errors.ts';
 import type { TransportLog } from './link.ts';
 
