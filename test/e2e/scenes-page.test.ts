@@ -84,9 +84,9 @@ describe('scenes page', () => {
       await a2.getByTestId('offset-preview').getByText('gid 2 → 500 ms').waitFor();
       await a2.getByRole('button', { name: '+ Add child' }).click();
       await add('SYNC (fire armed actions)');
+      // The total of the whole draft (not one left from an earlier edit): preset 1, offsets 2, SYNC 1.
       await page
-        .getByTestId('total-cost')
-        .getByText(/Total: \d+p · \d+B/)
+        .locator('[data-testid=total-cost][data-pending=false]', { hasText: /Total: 4p · \d+B/ })
         .waitFor();
       await page.getByTestId('timeline').waitFor();
       await page.getByRole('button', { name: /^Create/ }).click();

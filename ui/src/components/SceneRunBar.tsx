@@ -8,6 +8,7 @@ export function SceneRunBar({
   dirty,
   estimate,
   estError,
+  estPending,
   running,
   hasConflict,
   onRemove,
@@ -20,6 +21,7 @@ export function SceneRunBar({
   dirty: boolean;
   estimate: DraftEstimate | null;
   estError: string;
+  estPending: boolean;
   running: boolean;
   /** A change made elsewhere is unresolved: saving would overwrite it unseen. */
   hasConflict: boolean;
@@ -31,7 +33,12 @@ export function SceneRunBar({
 }) {
   return (
     <footer class="scene-foot">
-      <span class="total" data-testid="total-cost">
+      <span
+        class={estPending ? 'total pending' : 'total'}
+        data-testid="total-cost"
+        data-pending={estPending ? 'true' : 'false'}
+        title={estPending ? 'Recomputing for the latest edit…' : undefined}
+      >
         {estError ? (
           <span class="error-text">⚠ {estError}</span>
         ) : draft.actions.length === 0 ? (

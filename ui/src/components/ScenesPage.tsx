@@ -43,7 +43,7 @@ export function ScenesPage() {
       setSaved(JSON.stringify(d));
     }
   }, [scenes.value]);
-  const { estimate, estError } = useSceneEstimate(draft.actions);
+  const { estimate, estError, pending: estPending } = useSceneEstimate(draft.actions);
   const { running, cards, lastRun, run, stop, reset } = useSceneRun(draft, dirty);
 
   const pick = async (d: Draft) => {
@@ -189,6 +189,7 @@ export function ScenesPage() {
           dirty={dirty}
           estimate={estimate}
           estError={estError}
+          estPending={estPending}
           running={running}
           hasConflict={conflict !== null}
           onRemove={remove}

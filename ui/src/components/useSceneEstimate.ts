@@ -9,14 +9,19 @@ export interface DraftEstimate {
   per_action: Estimate[];
   /** The delays of the actions this estimate was made for (the total's waiting time). */
   wait: number;
+  /** The draft (serialised) this estimate was made for. */
+  basis: string;
 }
 
 export function useSceneEstimate(actions: SceneAction[]): {
   estimate: DraftEstimate | null;
   estError: string;
+  /** The draft changed since the estimate shown was made (a new one is on its way). */
+  pending: boolean;
 } {
   const [estimate, setEstimate] = useState<DraftEstimate | null>(null);
   const [estError, setEstError] = useState('');
+  const basis = JSON.stringify(actions);
   useEffect(() => {
     const timer = setTimeout(async () => {
       if (!actions.length) {
@@ -26,13 +31,13 @@ export function useSceneEstimate(actions: SceneAction[]): {
       }
       try {
         const r = await post<{ total: Estimate; per_action: Estimate[] }>('scenes/estimate', { actions });
-        setEstimate({ ...r, wait: delayTotalMs(actions) });
+        setEstimate({ ...r, wait: delayTotalMs(actions), basis });
         setEstError('');
       } catch (err) {
         setEstError(err instanceof ApiError ? err.message : String(err));
       }
     }, 300);
     return () => clearTimeout(timer);
-  }, [JSON.stringify(actions)]);
-  return { estimate, estError };
+  }, [basis]);
+  return { estimate, estError, pending: actions.length > 0 && estimate?.basis !== basis };
 }
