@@ -5,6 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppServices } from '../services/index.ts';
+import { installDurableAck } from './durable-ack.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
 import { installCompression } from './compression.ts';
@@ -68,6 +69,8 @@ export async function buildApp(
   });
 
   app.setErrorHandler(errorHandler(svc.log));
+  // First: the ack context must wrap every later hook and the handler.
+  installDurableAck(app, svc.store, svc.log);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
     const allowed = methodsByPath.get(path);
