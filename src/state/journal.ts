@@ -5,9 +5,17 @@
  * file never holds a half line followed by good ones. Reading stops at the first line that
  * is incomplete or fails its checksum (the torn tail of a crash mid-append).
  */
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { defaultWrite, ioError, writeAll, writeFileDurable, type WriteFn } from './durable-write.ts';
+import { dirname } from 'node:path';
+import {
+  defaultWrite,
+  fsyncDir,
+  ioError,
+  writeAll,
+  writeFileDurable,
+  type WriteFn,
+} from './durable-write.ts';
 import type { SectionOp } from './state-diff.ts';
 
 export interface JournalRecord {
@@ -100,24 +108,12 @@ export class JournalFile {
     return this.broken;
   }
 
-  /** Opens for appending after `goodBytes` (anything beyond, a torn tail, is cut off). */
+  /**
+   * Appends will go after `goodBytes` (anything beyond, a torn tail, is cut off at the
+   * first append). Opening is deferred to that append, so a read-only data dir still loads.
+   */
   async open(goodBytes: number): Promise<void> {
     await this.close();
-    const exists = await stat(this.path).then(
-      () => true,
-      () => false,
-    );
-    if (!exists && goodBytes === 0) {
-      this.size = 0;
-      this.broken = false;
-      return; // created on the first append
-    }
-    this.fh = await open(this.path, 'r+');
-    const actual = (await this.fh.stat()).size;
-    if (actual !== goodBytes) {
-      await this.fh.truncate(goodBytes);
-      await this.fh.datasync();
-    }
     this.size = goodBytes;
     this.broken = false;
   }
@@ -127,12 +123,23 @@ export class JournalFile {
     if (this.broken) throw ioError('EIO', 'journal needs a rewrite after a failed append');
     const buf = Buffer.from(text, 'utf8');
     if (!this.fh) {
-      this.fh = await open(this.path, 'wx', 0o600).catch(async (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST') throw err;
-        const fh = await open(this.path, 'r+');
-        await fh.truncate(this.size);
-        return fh;
+      const fh = await open(this.path, 'r+').catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT' || this.size > 0) throw err;
+        return open(this.path, 'wx', 0o600).then(async (created) => {
+          await fsyncDir(dirname(this.path)); // the new name must survive a power cut too
+          return created;
+        });
       });
+      try {
+        if ((await fh.stat()).size !== this.size) {
+          await fh.truncate(this.size);
+          await fh.datasync();
+        }
+      } catch (err) {
+        await fh.close().catch(() => undefined);
+        throw err;
+      }
+      this.fh = fh;
     }
     const fh = this.fh;
     try {

@@ -94,9 +94,9 @@ export class FileStatePersistence implements StatePersistence {
     this.snapshotBytes = r.snapshotBytes;
     await this.journal.open(r.journalGoodBytes);
     if (r.alarmToWrite) {
-      await writeFileDurable(join(this.dataDir, ALARM_FILE), JSON.stringify(r.alarmToWrite, null, 2) + '\n', {
-        mode: 0o600,
-      });
+      // Kept on disk so the next start says it again; if the disk refuses, memory still does.
+      const text = JSON.stringify(r.alarmToWrite, null, 2) + '\n';
+      await writeFileDurable(join(this.dataDir, ALARM_FILE), text, { mode: 0o600 }).catch(() => undefined);
     }
     return r;
   }
