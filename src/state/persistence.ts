@@ -10,6 +10,7 @@
 import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateModel } from '../domain/model.ts';
+import type { DirtyHint } from './dirty.ts';
 import { defaultWrite, fsyncDir, tempPrefix, writeFileDurable, type WriteFn } from './durable-write.ts';
 import { encodeRecord, JournalFile } from './journal.ts';
 import { readState, type LoadResult } from './load-state.ts';
@@ -25,7 +26,7 @@ export interface StatePersistence {
    * Appends what changed in `model` since the last commit and resolves once it is on disk.
    * The difference is taken synchronously, at the call.
    */
-  commit(model: StateModel): Promise<void>;
+  commit(model: StateModel, hint?: DirtyHint | null): Promise<void>;
   /** Writes the durable image as the new snapshot and shrinks the journal. */
   compact(): Promise<void>;
   /** A deep copy of the last durable state (the rollback target after a failed commit). */
@@ -101,8 +102,8 @@ export class FileStatePersistence implements StatePersistence {
     return r;
   }
 
-  commit(model: StateModel): Promise<void> {
-    const ops = diffState(this.image, model);
+  commit(model: StateModel, hint: DirtyHint | null = null): Promise<void> {
+    const ops = diffState(this.image, model, hint);
     if (ops.length === 0) return Promise.resolve();
     return this.exclusive(async () => {
       const seq = this.seq + 1;

@@ -5,6 +5,7 @@
  * hundred bytes); every other top-level section is small and written whole. Pure code.
  */
 import type { StateModel } from '../domain/model.ts';
+import type { DirtyHint } from './dirty.ts';
 
 type Json = unknown;
 type Section = Record<string, Json>;
@@ -64,6 +65,52 @@ function keysOf(list: Json, field: string): string[] | null {
   return keys;
 }
 
+/** Key → position of each image array (image arrays are never mutated, so this stays valid). */
+const INDEX = new WeakMap<readonly Json[], Map<string, number> | null>();
+
+function indexOf(list: readonly Json[], field: string): Map<string, number> | null {
+  let idx = INDEX.get(list);
+  if (idx === undefined) {
+    const keys = keysOf(list, field);
+    idx = keys ? new Map(keys.map((k, i) => [k, i] as const)) : null;
+    INDEX.set(list, idx);
+  }
+  return idx;
+}
+
+/**
+ * Only the hinted records: changed ones are put, new ones must be the tail of `after`.
+ * Returns undefined when the hint cannot describe the change (a record moved or vanished):
+ * the caller then compares the whole collection.
+ */
+function diffHinted(
+  name: string,
+  field: string,
+  before: Json[],
+  after: Json[],
+  hinted: ReadonlySet<object>,
+): SectionOp | null | undefined {
+  const idx = indexOf(before, field);
+  if (!idx) return undefined;
+  const put: Json[] = [];
+  let fresh = 0;
+  for (const rec of hinted) {
+    const k = keyOf(rec, field);
+    if (k === null) return undefined;
+    const i = idx.get(k);
+    if (i === undefined) fresh++;
+    else if (after[i] !== rec) return undefined;
+    else if (!jsonEqual(before[i], rec)) put.push(jsonCopy(rec));
+  }
+  if (after.length !== before.length + fresh) return undefined;
+  for (let i = before.length; i < after.length; i++) {
+    const rec = after[i];
+    if (!hinted.has(rec as object) || idx.has(keyOf(rec, field) ?? '')) return undefined;
+    put.push(jsonCopy(rec));
+  }
+  return put.length ? { s: name, put } : null;
+}
+
 function diffKeyed(name: string, field: string, before: Json[], after: Json[]): SectionOp | null {
   const bk = keysOf(before, field);
   const ak = keysOf(after, field);
@@ -92,8 +139,15 @@ function diffKeyed(name: string, field: string, before: Json[], after: Json[]): 
   return op;
 }
 
-/** The operations that turn `durable` into `model`; [] when nothing changed. */
-export function diffState(durable: StateModel, model: StateModel): SectionOp[] {
+/**
+ * The operations that turn `durable` into `model`; [] when nothing changed. With a hint,
+ * keyed collections not named in it are skipped and devices are compared by the hint.
+ */
+export function diffState(
+  durable: StateModel,
+  model: StateModel,
+  hint: DirtyHint | null = null,
+): SectionOp[] {
   const d = durable as unknown as Section;
   const m = model as unknown as Section;
   const ops: SectionOp[] = [];
@@ -106,13 +160,34 @@ export function diffState(durable: StateModel, model: StateModel): SectionOp[] {
     }
     const field = KEYED[name];
     if (field && Array.isArray(before) && Array.isArray(after)) {
-      const op = diffKeyed(name, field, before, after);
+      if (hint?.sections && !hint.sections.has(name)) continue;
+      const narrow =
+        name === 'devices' && hint?.devices
+          ? diffHinted(name, field, before, after, hint.devices)
+          : undefined;
+      const op = narrow === undefined ? diffKeyed(name, field, before, after) : narrow;
       if (op) ops.push(op);
     } else if (!jsonEqual(before, after)) {
       ops.push({ s: name, set: jsonCopy(after) });
     }
   }
   return ops;
+}
+
+/** Puts of existing records only: a copy with them replaced, the index shared; else null. */
+function replaceInPlace(list: Json[], field: string, put: readonly Json[]): Json[] | null {
+  const idx = indexOf(list, field);
+  if (!idx) return null;
+  const at: number[] = [];
+  for (const rec of put) {
+    const i = idx.get(keyOf(rec, field) ?? '');
+    if (i === undefined) return null;
+    at.push(i);
+  }
+  const next = list.slice();
+  put.forEach((rec, j) => (next[at[j] as number] = rec));
+  INDEX.set(next, idx);
+  return next;
 }
 
 /**
@@ -131,6 +206,11 @@ export function applyOps(image: StateModel, ops: readonly SectionOp[]): StateMod
       const field = KEYED[op.s];
       const list = out[op.s];
       if (!field || !Array.isArray(list)) throw new Error(`journal: cannot patch section ${op.s}`);
+      const replaced = op.del || op.order ? null : replaceInPlace(list, field, op.put ?? []);
+      if (replaced) {
+        out[op.s] = replaced;
+        continue;
+      }
       const deleted = new Set(op.del ?? []);
       const next = list.filter((rec) => !deleted.has(keyOf(rec, field) ?? ''));
       const at = new Map<string, number>();

@@ -18,6 +18,7 @@ import { emptyState } from '../domain/model.ts';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../logger.ts';
 import { ackScope } from './ack-context.ts';
+import { DirtyTracker } from './dirty.ts';
 import { CURRENT_SCHEMA_VERSION } from './migrations.ts';
 import type { LoadResult, StatePersistence } from './persistence.ts';
 import type { Scope } from './scopes.ts';
@@ -51,6 +52,7 @@ export interface StoreChange {
 export class Store {
   private model: StateModel = emptyState();
   private readonly queue: WriteQueue;
+  private readonly dirty = new DirtyTracker();
   private readonly changeListeners = new Set<(c: StoreChange) => void>();
   private lazyTimer: TimerHandle | null = null;
   private idleTimer: TimerHandle | null = null;
@@ -66,6 +68,8 @@ export class Store {
       clock: opts.clock,
       log: opts.log,
       model: () => this.model,
+      takeDirty: (full) => this.dirty.take(full),
+      markAllDirty: () => this.dirty.markAll(),
       rollback: () => this.rollback(),
       committed: () => this.armIdleCompaction(),
     });
@@ -119,6 +123,7 @@ export class Store {
    * after it is durable (see ack-context.ts).
    */
   changed(scopes: readonly Scope[], urgency: WriteUrgency = 'soon', devices?: readonly Device[]): number {
+    this.dirty.mark(scopes, devices ?? null);
     const n = this.queue.note(urgency === 'soon');
     if (urgency === 'soon') {
       const ctx = ackScope.getStore();
@@ -135,9 +140,13 @@ export class Store {
   }
 
   /** Mutates and resolves once the change is durable (the awaitable form of `mutate`). */
-  async commit<T>(scopes: readonly Scope[], fn: (state: StateModel) => T): Promise<T> {
+  async commit<T>(
+    scopes: readonly Scope[],
+    fn: (state: StateModel) => T,
+    devices?: readonly Device[],
+  ): Promise<T> {
     const out = fn(this.model);
-    await this.whenDurable(this.changed(scopes, 'soon'));
+    await this.whenDurable(this.changed(scopes, 'soon', devices));
     return out;
   }
 
@@ -215,7 +224,6 @@ export class Store {
       result.replayed > 0 ||
       (result.source === 'main' && result.fromVersion !== CURRENT_SCHEMA_VERSION)
     ) {
-      await this.queue.commitLocked();
       this.opts.persistence.compact().catch((err: unknown) => this.queue.fail(err));
     }
     return result;

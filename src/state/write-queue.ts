@@ -8,6 +8,7 @@ import type { Clock, TimerHandle } from '../clock.ts';
 import type { StateModel } from '../domain/model.ts';
 import { PersistenceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { DirtyHint } from './dirty.ts';
 import type { StatePersistence } from './persistence.ts';
 
 export interface WriteQueueDeps {
@@ -15,6 +16,10 @@ export interface WriteQueueDeps {
   clock: Clock;
   log: Logger;
   model(): StateModel;
+  /** What changed since the last commit (null: compare everything); resets it. */
+  takeDirty(full: boolean): DirtyHint | null;
+  /** A commit that was neither written nor rolled back: compare everything next time. */
+  markAllDirty(): void;
   /** Replace the live model with the durable one (a commit was refused). */
   rollback(): void;
   /** Called after every successful commit. */
@@ -85,7 +90,8 @@ export class WriteQueue {
         this.pumpQueued = false;
         while (this.operatorPending > this.durable || (this.lazyDue && this.changeCount > this.durable)) {
           try {
-            await this.commitLocked();
+            // Telemetry commits compare everything: the safety net for a too-narrow hint.
+            await this.commitLocked(this.lazyDue);
           } catch {
             break; // refused and reported; the probe takes over
           }
@@ -117,20 +123,25 @@ export class WriteQueue {
 
   /** Commits everything pending, telemetry included; throws PersistenceError on failure. */
   async flushAllLocked(): Promise<void> {
-    while (this.changeCount > this.durable) await this.commitLocked();
+    // Compare everything even when nothing is pending: a change with a too-narrow hint is caught here.
+    do await this.commitLocked(true, true);
+    while (this.changeCount > this.durable);
     if (this.error) throw this.error;
   }
 
-  /** One commit of everything noted so far. Must run inside `exclusive`. */
-  async commitLocked(): Promise<void> {
+  /** One commit of everything noted so far (`full`: compare all). Must run inside `exclusive`. */
+  async commitLocked(full = false, always = false): Promise<void> {
     const target = this.changeCount;
-    if (target <= this.durable) return;
+    if (target <= this.durable && !always) return;
     try {
-      await this.deps.persistence.commit(this.deps.model());
+      await this.deps.persistence.commit(this.deps.model(), this.deps.takeDirty(full));
     } catch (err) {
       const e = this.fail(err);
       if (this.operatorPending > this.durable) this.refuse(e);
-      else this.lazyDue = false; // telemetry only: kept in memory, retried after the probe
+      else {
+        this.lazyDue = false; // telemetry only: kept in memory, retried after the probe
+        this.deps.markAllDirty();
+      }
       throw e;
     }
     this.durable = Math.max(this.durable, target);

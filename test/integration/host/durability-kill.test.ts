@@ -163,6 +163,48 @@ describe('durability under kill -9', () => {
     await killCycles(bundle, 40, CYCLES || 4, SEED); // ~20 KB state
   }, 300_000);
 
+  it('reload-racing-edits-drops-no-acknowledged-change', async () => {
+    const dataDir = await tmpData('lightnet-reload-race-');
+    const state = fleetState(40, WORKERS + 2);
+    await writeFile(join(dataDir, 'state.json'), serializeState(state));
+    const addrs = state.devices.slice(0, WORKERS).map((d) => d.addr);
+    const acked: Acked = { total: 0, last: new Map(), created: { presets: new Set(), scenes: new Set() } };
+    const host = await startHostProc(bundle.main, dataDir);
+    const rand = prng(SEED + 2);
+    let reloads = 0;
+    try {
+      let running = WORKERS;
+      const editor = async (w: number): Promise<void> => {
+        for (let i = 0; i < 100; i++) {
+          const op = nextOp(rand, w, i, 0, addrs, acked);
+          const r = await api(host.api, op.method, op.path, op.body);
+          if (r.status !== 200) throw new Error(`${op.path} answered ${r.status}`);
+          op.ack();
+          acked.total++;
+        }
+        running--;
+      };
+      const reloader = async (): Promise<void> => {
+        while (running > 0) {
+          const path = rand() < 0.3 ? '/save' : '/reload';
+          expect((await api(host.api, 'POST', path, {})).status).toBe(200);
+          reloads++;
+        }
+      };
+      await Promise.all([...Array.from({ length: WORKERS }, (_, w) => editor(w)), reloader()]);
+      expect(await lostChanges(host.api, acked, addrs)).toEqual([]);
+    } finally {
+      await host.kill();
+    }
+    const again = await startHostProc(bundle.main, dataDir);
+    try {
+      expect(await lostChanges(again.api, acked, addrs)).toEqual([]);
+    } finally {
+      await again.kill();
+    }
+    console.log(`reload race: ${acked.total} acknowledged with ${reloads} reloads/saves racing, 0 lost`);
+  }, 300_000);
+
   it('kill-9-with-a-2.4-MB-state-loses-no-acknowledged-change', async () => {
     await killCycles(bundle, 4700, CYCLES || 2, SEED + 1); // ~2.4 MB state
   }, 300_000);
