@@ -72,6 +72,8 @@ export interface DurableWriteOptions {
   mode?: number;
   /** Rotate the current file (if any) to this path before the new one takes its place. */
   backupPath?: string;
+  /** Never replace an existing `path`: fail with EEXIST instead (unique upload names). */
+  noClobber?: boolean;
   write?: WriteFn;
 }
 
@@ -81,7 +83,7 @@ export const tempPrefix = (path: string): string => `${basename(path)}.tmp-`;
  * Writes `data` to `path` durably: temp file in the same directory (exclusive create),
  * every byte checked, fsync, close, optional rotation of the current file to
  * `backupPath` (a hard link renamed over the old backup: the backup is the previous
- * file, never rewritten), rename, fsync of the directory.
+ * file, never rewritten), rename (or link, with `noClobber`), fsync of the directory.
  */
 export async function writeFileDurable(
   path: string,
@@ -103,8 +105,13 @@ export async function writeFileDurable(
       await fh.close();
     }
     if (opts.backupPath) await rotate(path, opts.backupPath);
-    await rename(tmp, path);
-    renamed = true;
+    if (opts.noClobber) {
+      // link() refuses an existing name, atomically; the temp name is removed below.
+      await link(tmp, path);
+    } else {
+      await rename(tmp, path);
+      renamed = true;
+    }
     await fsyncDir(dir);
   } finally {
     if (!renamed) await unlink(tmp).catch(() => undefined);

@@ -44,11 +44,11 @@ const ERRNO_TEXT: Record<string, string> = {
 };
 
 /** The PersistenceError for a failed write, naming the cause (errno code and its meaning). */
-export function persistenceError(err: unknown): PersistenceError {
+export function persistenceError(err: unknown, what = 'state write failed'): PersistenceError {
   if (err instanceof PersistenceError) return err;
   const code = (err as NodeJS.ErrnoException).code;
   const text = code ? `${code} (${ERRNO_TEXT[code] ?? (err as Error).message})` : (err as Error).message;
-  return new PersistenceError(`state write failed: ${text}`, code);
+  return new PersistenceError(`${what}: ${text}`, code);
 }
 
 export class WriteQueue {

@@ -5,64 +5,18 @@
  * writes work again. Needs a mountable tmpfs (root, or a container that allows it); the
  * tests skip with a message where the machine cannot mount one.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, buildBundle, startHostProc, type Bundle, type HostProc } from './durability-helpers.ts';
-
-interface Mount {
-  dir: string;
-  remount(opts: string): void;
-  dispose(): Promise<void>;
-}
-
-/** A small tmpfs, or the reason there is none. */
-async function tmpfs(size: string): Promise<Mount | string> {
-  const dir = await mkdtemp(join(tmpdir(), 'lightnet-tmpfs-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
-  } catch (err) {
-    await rm(dir, { recursive: true, force: true });
-    return `cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]})`;
-  }
-  return {
-    dir,
-    remount: (opts) => execFileSync('mount', ['-o', `remount,${opts}`, dir], { stdio: 'pipe' }),
-    dispose: async () => {
-      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Fills the filesystem of `dir` until it refuses another byte; returns the filler's path. */
-function fill(dir: string): string {
-  const path = join(dir, 'filler');
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(1024, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    // The last partial block too.
-    const fd2 = openSync(path, 'a');
-    try {
-      for (;;) writeSync(fd2, Buffer.alloc(1, 1));
-    } finally {
-      closeSync(fd2);
-    }
-  } catch {
-    /* full */
-  }
-  return path;
-}
+import {
+  api,
+  buildBundle,
+  fill,
+  startHostProc,
+  tmpfs,
+  type Bundle,
+  type HostProc,
+} from './durability-helpers.ts';
 
 type Health = { warnings: string[]; persistence: { error: string | null; alarm: string | null } };
 

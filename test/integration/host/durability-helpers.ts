@@ -3,8 +3,10 @@
  * (a bundled host starts in a fraction of a second, so a test can kill and restart it many
  * times), host processes on it, a seeded PRNG and small HTTP calls.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../harness.ts';
 
@@ -113,6 +115,56 @@ export function prng(seed: number): () => number {
 }
 
 export async function tmpData(prefix: string): Promise<string> {
-  const { tmpdir } = await import('node:os');
   return mkdtemp(join(tmpdir(), prefix));
+}
+
+export interface Mount {
+  dir: string;
+  remount(opts: string): void;
+  dispose(): Promise<void>;
+}
+
+/** A small tmpfs, or the reason there is none. */
+export async function tmpfs(size: string): Promise<Mount | string> {
+  const dir = await mkdtemp(join(tmpdir(), 'lightnet-tmpfs-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    return `cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]})`;
+  }
+  return {
+    dir,
+    remount: (opts) => execFileSync('mount', ['-o', `remount,${opts}`, dir], { stdio: 'pipe' }),
+    dispose: async () => {
+      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fills the filesystem of `dir` until it refuses another byte; returns the filler's path. */
+export function fill(dir: string): string {
+  const path = join(dir, 'filler');
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    // The last partial block too.
+    const fd2 = openSync(path, 'a');
+    try {
+      for (;;) writeSync(fd2, Buffer.alloc(1, 1));
+    } finally {
+      closeSync(fd2);
+    }
+  } catch {
+    /* full */
+  }
+  return path;
 }
