@@ -5,7 +5,7 @@
  */
 import { TypedEmitter } from './util/typed-emitter.ts';
 import type { MasterSnapshot } from './gateway/types.ts';
-import type { GatewaySnapshot } from './services/master-view.ts';
+import type { GatewaySnapshot } from './services/devices/master-view.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-manager.ts';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { RAW_CONFIG_OPTIONS } from '../../protocol/config-options.ts';
-import { DeviceRegistry } from '../../services/device-registry.ts';
+import { DeviceRegistry } from '../../services/devices/registry.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseAddrList, parseBody, zInt, zMacList } from '../validation.ts';
 

@@ -1,7 +1,7 @@
 /** Over-the-air tasks: firmware/presets/cfg update and preset download (thin: parse, call the service). */
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services/index.ts';
-import { fwStartSchema, presetsDownloadSchema } from '../../services/ota-request.ts';
+import { fwStartSchema, presetsDownloadSchema } from '../../services/ota/request.ts';
 import { bodyObject, parseBody } from '../validation.ts';
 
 export const otaRoutes = (svc: AppServices) => async (api: FastifyInstance) => {

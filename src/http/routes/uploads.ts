@@ -2,8 +2,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { PRESETS_MAX_BYTES } from '../../services/led-presets.ts';
-import { parseKind, UPLOAD_LIMITS } from '../../services/firmware-store.ts';
+import { PRESETS_MAX_BYTES } from '../../services/led-presets/files.ts';
+import { parseKind, UPLOAD_LIMITS } from '../../services/ota/firmware-store.ts';
 import type { AppServices } from '../../services/index.ts';
 import { readMultipart } from '../multipart.ts';
 import { bodyObject, parseBody } from '../validation.ts';
