@@ -5,9 +5,9 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { EventBus } from '../../events.ts';
-import type { DriverStats, GatewayDriver, GatewayReadiness, MasterSnapshot } from '../../gateway/types.ts';
+import type { GatewayDriver, GatewaySnapshot, MasterSnapshot } from '../../gateway/types.ts';
 
-export type GatewaySnapshot = GatewayReadiness & { stats: DriverStats };
+export type { GatewaySnapshot };
 
 export class MasterView {
   private hostEvent: { name: string; ts: number; error: string | null } | null = null;

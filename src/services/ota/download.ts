@@ -7,7 +7,7 @@
 import type { Addr } from '../../protocol/types.ts';
 import { TaskCancelledError, type TaskContext } from '../../tasks/task-manager.ts';
 import { LedHttp } from './led-http.ts';
-import { PRESETS_MAX_BYTES, type PresetFileInfo } from '../led-presets/files.ts';
+import { PRESETS_MAX_BYTES, type PresetFileInfo } from '../led-presets/index.ts';
 import { closeAp } from './fwupdate.ts';
 import { OtaMeta } from './meta.ts';
 import type { WifiOptions } from './request.ts';
@@ -21,7 +21,7 @@ import {
   type WifiSession,
 } from './steps.ts';
 import type { OtaDeps } from './types.ts';
-import { predictApBssid } from '../wifi/backend.ts';
+import { predictApBssid } from '../wifi/index.ts';
 import { finishWifi, startWifi } from './wifi-lease.ts';
 
 export interface DownloadPlan {

@@ -28,7 +28,7 @@ import {
   type WifiSession,
 } from './steps.ts';
 import type { OtaDeps } from './types.ts';
-import { predictApBssid } from '../wifi/backend.ts';
+import { predictApBssid } from '../wifi/index.ts';
 import { finishWifi, startWifi } from './wifi-lease.ts';
 
 export interface FwPlan {

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { ValidationError } from '../../errors.ts';
-import { BSSID_RE, IFACE_RE } from '../wifi/backend.ts';
+import { BSSID_RE, IFACE_RE } from '../wifi/index.ts';
 
 export const DEFAULT_SSIDS = ['WLED_RaceLink_AP', 'WLED-AP'] as const;
 export const DEFAULT_AP_PASSWORD = 'wled1234';

@@ -4,7 +4,7 @@
  * and restore host WiFi left switched by a crashed run (the lease file) at start-up.
  */
 import { ValidationError } from '../../errors.ts';
-import { DeviceRegistry } from '../devices/registry.ts';
+import { DeviceRegistry } from '../devices/index.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import { sha256 } from './firmware-store.ts';

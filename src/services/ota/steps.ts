@@ -9,7 +9,7 @@ import type { GatewayDriver } from '../../gateway/types.ts';
 import { LedHttp, LedHttpError, snippet, type LedInfo } from './led-http.ts';
 import type { OtaDeps } from './types.ts';
 import type { WifiOptions } from './request.ts';
-import { WifiDisabledError, type Joined, type WifiLease } from '../wifi/backend.ts';
+import { WifiDisabledError, type Joined, type WifiLease } from '../wifi/index.ts';
 
 export const AP_OPTION = 0x04;
 

@@ -2,10 +2,10 @@
 import type { Clock } from '../../clock.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
-import type { DeviceRegistry } from '../devices/registry.ts';
+import type { DeviceRegistry } from '../devices/index.ts';
 import type { FirmwareStore } from './firmware-store.ts';
-import type { LedPresetsService } from '../led-presets/files.ts';
-import type { LeaseFile, WifiBackend } from '../wifi/backend.ts';
+import type { LedPresetsService } from '../led-presets/index.ts';
+import type { LeaseFile, WifiBackend } from '../wifi/index.ts';
 
 /**
  * Every wait of the workflow (ota.md §3.4, §7.1). Radio waits run on the shared Clock (the

@@ -9,7 +9,7 @@ import type { Scene, SceneAction } from '../../domain/scenes/types.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { estimateCost, loraInfo, type CostEstimate, type LoraInfo } from './cost-estimator.ts';
-import type { DeviceRegistry } from '../devices/registry.ts';
+import type { DeviceRegistry } from '../devices/index.ts';
 import { planScene, type PlanContext, type PlanDevice } from './dispatch-planner.ts';
 import type { RunResult, SceneRunner } from './runner.ts';
 

@@ -19,10 +19,10 @@ import { buildControlFlags } from '../../protocol/flags.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { materializeSpecials } from '../../domain/specials/options.ts';
 import type { Store } from '../../state/store.ts';
-import type { MasterView } from '../devices/master-view.ts';
+import type { MasterView } from '../devices/index.ts';
 import type { SpecialsService, Target } from './service.ts';
 import type { NativePresetSource } from './sources.ts';
-import { startblockPayload, STARTBLOCK_SLOTS } from '../scenes/plan-fields.ts';
+import { startblockPayload, STARTBLOCK_SLOTS } from '../scenes/index.ts';
 
 const INTERACTIVE_DEADLINE_MS = 10_000;
 const SEND = { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS } as const;

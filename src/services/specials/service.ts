@@ -30,7 +30,7 @@ import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
-import { DeviceRegistry } from '../devices/registry.ts';
+import { DeviceRegistry } from '../devices/index.ts';
 import { AckedConfigWriter, hex2 } from './write.ts';
 
 export interface SpecialsDeps {

@@ -9,7 +9,7 @@ import type { Clock } from '../../clock.ts';
 import type { GatewayDriver, Priority } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import { TaskCancelledError } from '../../tasks/task-manager.ts';
-import type { DeviceRegistry } from '../devices/registry.ts';
+import type { DeviceRegistry } from '../devices/index.ts';
 
 export const CONFIG_ACK_BUDGET_MS = 6000;
 

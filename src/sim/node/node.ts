@@ -34,6 +34,7 @@ import { buildSnapshot, type NodeSnapshot } from './snapshot.ts';
 import {
   DEFAULT_NODE_TIMING,
   STARTBLOCK_TYPES,
+  type NodeState,
   type NodeTiming,
   type Persisted,
   type SimNodeOptions,
@@ -48,7 +49,7 @@ export {
   type SimNodeOptions,
 } from './types.ts';
 
-export class SimNode {
+export class SimNode implements NodeState {
   readonly mac: string;
   readonly addr: Addr;
   readonly devType: number;

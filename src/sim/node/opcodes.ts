@@ -11,8 +11,7 @@ import type { Prng } from '../../util/prng.ts';
 import type { SimTimer } from '../scheduler.ts';
 import { IND } from './led.ts';
 import { defaultOverrides, parseStartblockRecord, readOption, writeValueOption } from './config.ts';
-import type { Persisted } from './types.ts';
-import type { SimNode } from './node.ts';
+import type { NodeState, Persisted } from './types.ts';
 
 /**
  * The parts of a node the handlers need that are not on SimNode's public API: passed in
@@ -30,7 +29,7 @@ export interface NodeInternals {
 
 export class NodeOpcodes {
   constructor(
-    private readonly node: SimNode,
+    private readonly node: NodeState,
     private readonly io: NodeInternals,
   ) {}
 

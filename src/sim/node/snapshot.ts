@@ -3,7 +3,7 @@ import type { Addr, ControlFields, OffsetConfig, RfConfig } from '../../protocol
 import type { RadioMode, RadioStats } from './radio.ts';
 import type { SegmentState } from './led.ts';
 import type { Overrides, StartblockRecord } from './config.ts';
-import type { SimNode } from './node.ts';
+import type { NodeState } from './types.ts';
 
 export interface NodeSnapshot {
   addr: Addr;
@@ -50,7 +50,7 @@ export interface NodeSnapshot {
 
 const clone = <T>(v: T): T => structuredClone(v);
 
-export function buildSnapshot(n: SimNode, now: number): NodeSnapshot {
+export function buildSnapshot(n: NodeState, now: number): NodeSnapshot {
   const led = n.led;
   const ind = led.activeIndicator();
   const p = n.persistedView();

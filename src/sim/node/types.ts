@@ -1,7 +1,9 @@
 /** Options, timing and persisted state of a simulated node. */
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { LinkQuality } from '../air.ts';
-import { DEFAULT_NODE_RADIO_TIMING, type NodeRadioTiming } from './radio.ts';
+import type { Overrides, StartblockConfig, StartblockRecord } from './config.ts';
+import type { LedEngine } from './led.ts';
+import { DEFAULT_NODE_RADIO_TIMING, type NodeRadio, type NodeRadioTiming } from './radio.ts';
 
 export const STARTBLOCK_TYPES: readonly number[] = [50, 51];
 
@@ -45,4 +47,34 @@ export interface Persisted {
   macFilterPersist: boolean;
   master: Addr | null;
   rf: RfConfig;
+}
+
+/**
+ * A node as its opcode handlers and its snapshot see it. SimNode implements it; the
+ * handlers depend on this shape rather than on SimNode, which owns the handlers.
+ */
+export interface NodeState {
+  readonly mac: string;
+  readonly addr: Addr;
+  readonly devType: number;
+  readonly radio: NodeRadio;
+  readonly timing: NodeTiming;
+  vbatMv: number;
+  groupId: number;
+  master: Addr | null;
+  macFilterEnabled: boolean;
+  macFilterPersist: boolean;
+  apActive: boolean;
+  lastRssi: number;
+  lastSnr: number;
+  readonly rebootCount: number;
+  nvsFail: boolean;
+  readonly overrides: Overrides;
+  readonly startblock: StartblockConfig | null;
+  readonly startblockDisplay: Map<number, StartblockRecord>;
+  led: LedEngine;
+  readonly isPowered: boolean;
+  readonly configByte: number;
+  reboot(offlineMs?: number): void;
+  persistedView(): Readonly<Persisted> & { overrides: Overrides };
 }

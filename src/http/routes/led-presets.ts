@@ -1,39 +1,19 @@
-/** Firmware/cfg uploads and LED preset files: upload, list, select (thin: parse, call one service). */
+/**
+ * LED preset files: upload, list, select, and the active file's presets as dropdown
+ * options (thin: parse, call one service).
+ */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { PRESETS_MAX_BYTES } from '../../services/led-presets/files.ts';
-import { parseKind, UPLOAD_LIMITS } from '../../services/ota/firmware-store.ts';
 import type { AppServices } from '../../services/index.ts';
+import { PRESETS_MAX_BYTES } from '../../services/led-presets/index.ts';
 import { readMultipart } from '../multipart.ts';
 import { bodyObject, parseBody } from '../validation.ts';
 
 const selectSchema = z.object({ name: z.string({ error: 'must be a string' }).min(1, 'must not be empty') });
 
-export const uploadRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+export const ledPresetRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   await api.register(multipart, { throwFileSizeLimit: false });
-
-  api.post('/fw/upload', async (req) => {
-    svc.tasks.assertIdle();
-    const up = await readMultipart(req, {
-      hardMaxBytes: UPLOAD_LIMITS.firmware.max,
-      maxBytes: (f) =>
-        f.kind?.trim().toLowerCase() === 'cfg' ? UPLOAD_LIMITS.cfg.max : UPLOAD_LIMITS.firmware.max,
-      allowedFields: ['kind'],
-    });
-    const kind = parseKind(up.fields.kind);
-    // A task may have started while the body streamed in.
-    svc.tasks.assertIdle();
-    const file = await svc.firmware.add({
-      kind,
-      bytes: up.file?.bytes ?? Buffer.alloc(0),
-      clientName: up.file?.filename,
-      mime: up.file?.mimetype,
-    });
-    return { ok: true, file };
-  });
-
-  api.get('/fw/uploads', async () => ({ ok: true, files: svc.firmware.list() }));
 
   api.post('/presets/upload', async (req) => {
     svc.tasks.assertIdle();
@@ -50,4 +30,7 @@ export const uploadRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     const b = parseBody(selectSchema, bodyObject(req.body));
     return { ok: true, current: await svc.ledPresets.select(b.name) };
   });
+
+  // Dropdown options from the active LED preset file ([] when none is active).
+  api.get('/options', async () => ({ ok: true, presets: svc.ledPresets.options() }));
 };
