@@ -36,6 +36,9 @@ import { mirrorSentFrames } from './services/scene-mirror.ts';
 import { WireOverheadCalibration } from './services/overhead-calibration.ts';
 import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
+import { HistoryService } from './services/history/index.ts';
+import { LinkTestService } from './services/link-test/index.ts';
+import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -135,9 +138,13 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
 
 export async function startHost(
   cfg: Config,
-  log: Logger,
+  processLog: Logger,
   overrides: HostOverrides = {},
 ): Promise<HostHandle> {
+  // Every module logs through the tee: the console keeps its level, the activity log
+  // also keeps debug-level device events (timestamps on wall time, like the console's).
+  const logs = new LogBuffer(new ScaledClock(1));
+  const log = teeLogger(processLog, logs, 'debug');
   const gw = await chooseGateway(cfg, log, overrides.simClock);
   const clock = gw.clock;
   const bus = new EventBus();
@@ -156,6 +163,7 @@ export async function startHost(
   const master = new MasterView(driver, bus, clock);
   const registry = new DeviceRegistry(store, driver, clock, log);
   const groups = new GroupService(store);
+  const history = new HistoryService({ driver, registry, clock, log: log.child({ mod: 'history' }) });
   const nativePresets = new NativePresetService({ store, clock, log });
   const scenes = new SceneService({ store, clock, log, presets: nativePresets });
   const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
@@ -229,6 +237,16 @@ export async function startHost(
     sceneDispatch,
     ...createSpecials({ store, driver, registry, tasks, clock, log, master, ledPresets, nativePresets }),
     phase: () => phase,
+    logs,
+    history,
+    linkTest: new LinkTestService({
+      driver,
+      registry,
+      tasks,
+      clock,
+      log: log.child({ mod: 'radio' }),
+      onLost: (a) => history.noteFailure(a),
+    }),
   };
   const unsubs = wireEvents(svc);
 
@@ -254,7 +272,7 @@ export async function startHost(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await svc.ota.recover();
-  unsubs.push(registry.attach());
+  unsubs.push(registry.attach(), history.attach());
   gw.sim?.fleet.start();
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();

@@ -23,6 +23,9 @@ import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
+import { activityRoutes } from './routes/activity.ts';
+import { linkRoutes } from './routes/links.ts';
+import { installActivityHooks } from './activity-hooks.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -84,6 +87,7 @@ export async function buildApp(
   const uiDir = opts.uiDir ?? defaultUiDir();
   const indexHtml = loadIndexHtml(uiDir, prefix);
   installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
+  installActivityHooks(app, svc.log);
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
@@ -100,6 +104,7 @@ export async function buildApp(
     svc.bus,
     () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
     svc.log,
+    svc.logs,
   );
   const sseHandler = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     reply.hijack();
@@ -122,6 +127,8 @@ export async function buildApp(
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
+      await api.register(activityRoutes(svc));
+      await api.register(linkRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

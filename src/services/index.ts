@@ -22,6 +22,9 @@ import type { StatusService } from './status.ts';
 import type { SpecialsService } from './specials.ts';
 import type { SpecialsActions } from './specials-actions.ts';
 import type { SpecialsSchema } from './specials-schema.ts';
+import type { HistoryService } from './history/index.ts';
+import type { LinkTestService } from './link-test/index.ts';
+import type { LogBuffer } from './logs/index.ts';
 
 export interface AppServices {
   clock: Clock;
@@ -52,6 +55,11 @@ export interface AppServices {
   specialsSchema: SpecialsSchema;
   specialsActions: SpecialsActions;
   ota: OtaService;
+  /** The activity log's ring of recent entries. */
+  logs: LogBuffer;
+  /** Signal and battery history per device. */
+  history: HistoryService;
+  linkTest: LinkTestService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }
