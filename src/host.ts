@@ -36,7 +36,7 @@ import { mirrorSentFrames } from './services/scene-mirror.ts';
 import { WireOverheadCalibration } from './services/overhead-calibration.ts';
 import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
-import { HistoryService } from './services/history/index.ts';
+import { HistoryService, type HistoryOptions } from './services/history/index.ts';
 import { LinkTestService } from './services/link-test/index.ts';
 import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
@@ -66,6 +66,8 @@ export interface HostOverrides {
   otaTimings?: Partial<OtaTimings>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
+  /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
+  history?: Partial<HistoryOptions>;
 }
 
 interface GatewayChoice {
@@ -161,9 +163,15 @@ export async function startHost(
       gw.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
   });
   const master = new MasterView(driver, bus, clock);
-  const registry = new DeviceRegistry(store, driver, clock, log);
+  const registry = new DeviceRegistry(store, driver, clock, log.child({ mod: 'radio' }));
   const groups = new GroupService(store);
-  const history = new HistoryService({ driver, registry, clock, log: log.child({ mod: 'history' }) });
+  const history = new HistoryService({
+    driver,
+    registry,
+    clock,
+    log: log.child({ mod: 'history' }),
+    options: overrides.history,
+  });
   const nativePresets = new NativePresetService({ store, clock, log });
   const scenes = new SceneService({ store, clock, log, presets: nativePresets });
   const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));

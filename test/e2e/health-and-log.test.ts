@@ -68,7 +68,8 @@ describe('health and log pages', () => {
   });
 
   it('history-chart-shows-points-after-polls-and-alerts-can-be-acknowledged', async () => {
-    await withHost({ nodes: 6, seed: 5 }, async (h) => {
+    // Polls follow each other within one 10 s bucket of simulated time: one sample per reply here.
+    await withHost({ nodes: 6, seed: 5, overrides: { history: { bucketS: 0 } } }, async (h) => {
       await discoverAll(h);
       const [first, silent] = simAddrs(h) as [string, string];
       await runTask(h, '/api/status', {});
@@ -93,7 +94,17 @@ describe('health and log pages', () => {
       const detail = page.getByTestId('device-detail');
       await detail.waitFor();
       const chart = detail.getByTestId('chart-rssi');
-      await expect.poll(async () => Number(await chart.getAttribute('data-points'))).toBeGreaterThan(0);
+      // Every reply is a sample (discovery's host-side only); the three polls are heard both ways.
+      const hist = (
+        await h.get<{ samples: { host_rssi: number[]; node_rssi: (number | null)[] } }>(
+          `/api/devices/${first}/history`,
+        )
+      ).body.samples;
+      const nodePoints = hist.node_rssi.filter((v) => v !== null).length;
+      expect(nodePoints).toBeGreaterThanOrEqual(3);
+      await expect
+        .poll(async () => Number(await chart.getAttribute('data-points')))
+        .toBe(hist.host_rssi.length + nodePoints);
       await detail.getByTestId('uptime').waitFor();
       await shots('health-device-detail');
       await detail.getByRole('button', { name: 'Close' }).first().click();

@@ -30,6 +30,8 @@ export interface Transition {
 
 export interface DeviceHistoryJson {
   addr: Addr;
+  /** The host's clock now (unix seconds): the timeline's last state lasts until then. */
+  now_ts: number;
   bucket_s: number;
   capacity: number;
   samples: SeriesJson;
@@ -108,6 +110,7 @@ export class HistoryService {
     const t = this.tracks.get(addr);
     return {
       addr,
+      now_ts: this.deps.clock.now() / 1000,
       bucket_s: this.opts.bucketS,
       capacity: this.opts.capacity,
       samples: t ? t.ring.toJson(sinceS) : new SampleRing(1, 1).toJson(),

@@ -99,8 +99,9 @@ function drawChart(
     g.fillText(formatTick(v), 2, y(v) + 4);
   }
   g.stroke();
-  g.fillText(clock(t0), left, height - 4);
-  const endLabel = clock(t1);
+  const withSeconds = t1 - t0 < 600;
+  g.fillText(clock(t0, withSeconds), left, height - 4);
+  const endLabel = clock(t1, withSeconds);
   g.fillText(endLabel, right - g.measureText(endLabel).width, height - 4);
   for (const s of series) {
     g.strokeStyle = s.color;
@@ -129,5 +130,9 @@ function drawChart(
 }
 
 const formatTick = (v: number): string => (Math.abs(v) >= 10 ? v.toFixed(0) : v.toFixed(1));
-const clock = (s: number): string =>
-  new Date(s * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+const clock = (s: number, seconds: boolean): string =>
+  new Date(s * 1000).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: seconds ? '2-digit' : undefined,
+  });

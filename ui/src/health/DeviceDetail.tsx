@@ -98,15 +98,16 @@ export function DeviceDetail({ addr, onClose }: { addr: string; onClose: () => v
         <p class="muted">Loading history…</p>
       ) : (
         <>
-          <Timeline h={h} now={nowS.value} />
+          <Timeline h={h} />
           <Chart ts={h.samples.ts} series={signal} unit="dBm" testId="chart-rssi" />
           <Chart ts={h.samples.ts} series={snr} unit="dB" height={100} testId="chart-snr" />
           {hasBattery && (
             <Chart ts={h.samples.ts} series={volts} unit="V" height={100} testId="chart-battery" />
           )}
           <p class="muted small-text">
-            {h.samples.ts.length} samples, one per {h.bucket_s} s at most, the last{' '}
-            {Math.round((h.capacity * h.bucket_s) / 3600)} h kept in the host's memory (not across restarts).
+            {h.samples.ts.length} sample{h.samples.ts.length === 1 ? '' : 's'}, one per {h.bucket_s} s at
+            most, the last {Math.round((h.capacity * h.bucket_s) / 3600)} h kept in the host's memory (not
+            across restarts).
           </p>
         </>
       )}
@@ -115,7 +116,9 @@ export function DeviceDetail({ addr, onClose }: { addr: string; onClose: () => v
 }
 
 /** Online/offline as coloured segments from the first known state to now. */
-function Timeline({ h, now }: { h: DeviceHistory; now: number }) {
+function Timeline({ h }: { h: DeviceHistory }) {
+  // The host's clock, not the browser's: a tablet's clock may be minutes off.
+  const now = h.now_ts;
   const tl = h.timeline;
   if (tl.length === 0) return <p class="muted">No online/offline changes recorded yet.</p>;
   const t0 = tl[0]!.ts;

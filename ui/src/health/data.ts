@@ -13,6 +13,7 @@ export interface Series {
 
 export interface DeviceHistory {
   addr: string;
+  now_ts: number;
   bucket_s: number;
   capacity: number;
   samples: Series;
