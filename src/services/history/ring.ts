@@ -2,7 +2,8 @@
  * One device's signal and battery history in typed arrays: a ring of samples
  * (time, RSSI/SNR both ways, battery) merged into fixed time buckets, so memory per
  * device is bounded by the bucket count, not by how often the device is polled.
- * 18 bytes per sample; storage grows by doubling up to the capacity.
+ * 12 bytes per sample (whole seconds, RSSI in dBm, SNR in quarter dB); storage grows
+ * by doubling up to the capacity, so a device polled rarely costs little.
  */
 
 /** Marks a value the sample did not carry (e.g. node-side fields of an ACK). */
@@ -27,20 +28,22 @@ export interface SeriesJson {
   voltage_mV: (number | null)[];
 }
 
-/** Bytes one sample costs: ts (8) + five 16-bit values (10). */
-export const BYTES_PER_SAMPLE = 18;
+/** Bytes one sample costs: ts (4) + two RSSI (2 × 2) + two SNR (2 × 1) + battery (2). */
+export const BYTES_PER_SAMPLE = 12;
+/** Marks a missing SNR in its 8-bit slot. */
+const MISSING_SNR = -128;
 const INITIAL = 32;
 
-// SNR is stored in quarter-dB steps (the radio reports it so) in 16 bits.
-const snrIn = (v: number): number => Math.max(-32767, Math.min(32767, Math.round(v * 4)));
+// SNR in quarter-dB steps (as the radio reports it) in 8 bits: -31.75 … +31.75 dB covers LoRa's range.
+const snrIn = (v: number): number => Math.max(-127, Math.min(127, Math.round(v * 4)));
 const i16 = (v: number): number => Math.max(-32767, Math.min(32767, Math.round(v)));
 
 export class SampleRing {
-  private ts: Float64Array;
+  private ts: Uint32Array;
   private hostRssi: Int16Array;
-  private hostSnr: Int16Array;
+  private hostSnr: Int8Array;
   private nodeRssi: Int16Array;
-  private nodeSnr: Int16Array;
+  private nodeSnr: Int8Array;
   private volt: Uint16Array;
   private head = 0;
   private count = 0;
@@ -51,11 +54,11 @@ export class SampleRing {
     readonly bucketS: number,
   ) {
     const n = Math.min(INITIAL, capacity);
-    this.ts = new Float64Array(n);
+    this.ts = new Uint32Array(n);
     this.hostRssi = new Int16Array(n);
-    this.hostSnr = new Int16Array(n);
+    this.hostSnr = new Int8Array(n);
     this.nodeRssi = new Int16Array(n);
-    this.nodeSnr = new Int16Array(n);
+    this.nodeSnr = new Int8Array(n);
     this.volt = new Uint16Array(n);
   }
 
@@ -83,10 +86,10 @@ export class SampleRing {
         this.head = (this.head + 1) % this.ts.length;
       }
       this.nodeRssi[i] = MISSING;
-      this.nodeSnr[i] = MISSING;
+      this.nodeSnr[i] = MISSING_SNR;
       this.volt[i] = 0;
     }
-    this.ts[i] = s.ts;
+    this.ts[i] = Math.round(s.ts);
     this.hostRssi[i] = i16(s.host_rssi);
     this.hostSnr[i] = snrIn(s.host_snr);
     if (s.node_rssi !== undefined) this.nodeRssi[i] = i16(s.node_rssi);
@@ -109,13 +112,13 @@ export class SampleRing {
       const t = this.ts[i] ?? 0;
       if (t < sinceS) continue;
       const nr = this.nodeRssi[i] ?? MISSING;
-      const ns = this.nodeSnr[i] ?? MISSING;
+      const ns = this.nodeSnr[i] ?? MISSING_SNR;
       const v = this.volt[i] ?? 0;
       out.ts.push(t);
       out.host_rssi.push(this.hostRssi[i] ?? 0);
       out.host_snr.push((this.hostSnr[i] ?? 0) / 4);
       out.node_rssi.push(nr === MISSING ? null : nr);
-      out.node_snr.push(ns === MISSING ? null : ns / 4);
+      out.node_snr.push(ns === MISSING_SNR ? null : ns / 4);
       out.voltage_mV.push(v === 0 ? null : v);
     }
     return out;
@@ -138,11 +141,11 @@ export class SampleRing {
       const a = this.hostRssi[i] ?? 0;
       const b = (this.hostSnr[i] ?? 0) / 4;
       const c = this.nodeRssi[i] ?? MISSING;
-      const d = this.nodeSnr[i] ?? MISSING;
+      const d = this.nodeSnr[i] ?? MISSING_SNR;
       hr = hr === null ? a : Math.min(hr, a);
       hs = hs === null ? b : Math.min(hs, b);
       if (c !== MISSING) nr = nr === null ? c : Math.min(nr, c);
-      if (d !== MISSING) ns = ns === null ? d / 4 : Math.min(ns, d / 4);
+      if (d !== MISSING_SNR) ns = ns === null ? d / 4 : Math.min(ns, d / 4);
     }
     return { host_rssi: hr, host_snr: hs, node_rssi: nr, node_snr: ns };
   }
@@ -155,15 +158,15 @@ export class SampleRing {
   private grow(): void {
     const n = Math.min(this.capacity, this.ts.length * 2);
     const order = Array.from({ length: this.count }, (_, k) => this.index(k));
-    const copy = <A extends Float64Array | Int16Array | Uint16Array>(src: A, dst: A): A => {
+    const copy = <A extends Uint32Array | Int16Array | Int8Array | Uint16Array>(src: A, dst: A): A => {
       order.forEach((from, to) => (dst[to] = src[from] ?? 0));
       return dst;
     };
-    this.ts = copy(this.ts, new Float64Array(n));
+    this.ts = copy(this.ts, new Uint32Array(n));
     this.hostRssi = copy(this.hostRssi, new Int16Array(n));
-    this.hostSnr = copy(this.hostSnr, new Int16Array(n));
+    this.hostSnr = copy(this.hostSnr, new Int8Array(n));
     this.nodeRssi = copy(this.nodeRssi, new Int16Array(n));
-    this.nodeSnr = copy(this.nodeSnr, new Int16Array(n));
+    this.nodeSnr = copy(this.nodeSnr, new Int8Array(n));
     this.volt = copy(this.volt, new Uint16Array(n));
     this.head = 0;
   }

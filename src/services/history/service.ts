@@ -3,7 +3,7 @@
  * RSSI/SNR of each packet, node-side RSSI/SNR and battery of STATUS replies, an
  * online/offline timeline, and counters of replies and failed exchanges (a device in
  * a poll's scope that stayed silent, a lost link-test exchange). In memory only:
- * bounded per device (default 4 h at one sample per 10 s), gone after a restart.
+ * bounded per device (default 4 h at one sample per 15 s), gone after a restart.
  */
 import type { Clock } from '../../clock.ts';
 import type { GatewayDriver, InboundPacket } from '../../gateway/types.ts';
@@ -12,15 +12,15 @@ import type { Addr } from '../../protocol/types.ts';
 import { SampleRing, type SeriesJson } from './ring.ts';
 
 export interface HistoryOptions {
-  /** Seconds per sample bucket (default 10). */
+  /** Seconds per sample bucket (default 15). */
   bucketS: number;
-  /** Samples kept per device (default 1440: 4 h at 10 s). */
+  /** Samples kept per device (default 960: 4 h at 15 s). */
   capacity: number;
   /** Online/offline transitions kept per device. */
   timelineCapacity: number;
 }
 
-export const DEFAULT_HISTORY: HistoryOptions = { bucketS: 10, capacity: 1440, timelineCapacity: 200 };
+export const DEFAULT_HISTORY: HistoryOptions = { bucketS: 15, capacity: 960, timelineCapacity: 200 };
 
 export interface Transition {
   /** Unix seconds. */
@@ -71,7 +71,8 @@ export class HistoryService {
 
   constructor(
     private readonly deps: {
-      driver: GatewayDriver;
+      /** Only the packet event is used. */
+      driver: Pick<GatewayDriver, 'on'>;
       registry: HistoryRegistry;
       clock: Clock;
       log: Logger;

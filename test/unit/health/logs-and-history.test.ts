@@ -78,6 +78,7 @@ describe('signal history ring', () => {
     for (let t = 10; t <= 60; t += 10) r.add({ ts: t, host_rssi: -t, host_snr: 0 });
     expect(r.length).toBe(4);
     expect(r.bytes).toBe(4 * BYTES_PER_SAMPLE);
+    expect(BYTES_PER_SAMPLE).toBe(12);
     expect(r.toJson().ts).toEqual([30, 40, 50, 60]);
     expect(r.toJson(45).ts).toEqual([50, 60]);
     expect(r.toJson().node_rssi).toEqual([null, null, null, null]);
