@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { AppServices } from '../../services/index.ts';
-import { DeviceRegistry } from '../../services/device-registry.ts';
+import { DeviceRegistry } from '../../services/devices/index.ts';
 import { LINK_TEST_MAX_COUNT } from '../../services/link-test/index.ts';
 import { parseAddrList, parseBody, zInt, zMacList } from '../validation.ts';
 
