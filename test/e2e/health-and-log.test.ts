@@ -106,6 +106,12 @@ describe('health and log pages', () => {
         .poll(async () => Number(await chart.getAttribute('data-points')))
         .toBe(hist.host_rssi.length + nodePoints);
       await detail.getByTestId('uptime').waitFor();
+      // The device's own link test, from its detail view.
+      await detail.getByRole('button', { name: 'Link test (10 exchanges)' }).click();
+      const own = detail.getByTestId('linktest-results').locator('tbody tr');
+      await own.first().waitFor({ timeout: 120_000 });
+      expect(await own.count()).toBe(1);
+      expect((await own.locator('td').nth(1).textContent())?.trim()).toBe('10/10');
       await shots('health-device-detail');
       await detail.getByRole('button', { name: 'Close' }).first().click();
 

@@ -47,6 +47,24 @@ describe('activity log', () => {
     });
   });
 
+  it('refused-requests-and-changes-over-http-are-logged-under-security-and-http', async () => {
+    await withHost({ nodes: 1, password: 'pw' }, async (h) => {
+      expect((await h.get('/api/devices')).status).toBe(401);
+      const login = await h.post('/api/login', { password: 'pw' });
+      expect(login.status).toBe(200);
+      const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+      const opts = { headers: { cookie } };
+      expect((await h.post('/api/groups/create', { name: 'Track' }, opts)).status).toBe(200);
+      const entries = (await h.get<LogBody>('/api/log', opts)).body.entries;
+      expect(entries).toContainEqual(
+        expect.objectContaining({ category: 'security', level: 'warn', msg: 'request refused' }),
+      );
+      expect(entries).toContainEqual(
+        expect.objectContaining({ category: 'http', msg: 'POST /lightnet/api/groups/create → 200' }),
+      );
+    });
+  });
+
   it('bad-log-filters-are-400-naming-the-field', async () => {
     await withHost({ nodes: 1 }, async (h) => {
       const r1 = await h.get<{ ok: boolean; error: string }>('/api/log?level=loud');

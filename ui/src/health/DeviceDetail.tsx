@@ -8,6 +8,7 @@ import { formatMac, relativeTime } from '../format.ts';
 import { devices, nowS } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { Chart } from './Chart.tsx';
+import { DeviceLinkTest } from './DeviceLinkTest.tsx';
 import { fetchHistory, type DeviceHistory } from './data.ts';
 
 /** Reloads at most this often while polls keep changing the device. */
@@ -99,6 +100,7 @@ export function DeviceDetail({ addr, onClose }: { addr: string; onClose: () => v
       ) : (
         <>
           <Timeline h={h} />
+          <DeviceLinkTest addr={addr} />
           <Chart ts={h.samples.ts} series={signal} unit="dBm" testId="chart-rssi" />
           <Chart ts={h.samples.ts} series={snr} unit="dB" height={100} testId="chart-snr" />
           {hasBattery && (

@@ -128,7 +128,7 @@ export function LinkTest() {
   );
 }
 
-function Results({ r }: { r: LinkTestResult }) {
+export function Results({ r }: { r: LinkTestResult }) {
   const rows = [...r.devices].sort((a, b) => b.loss_pct - a.loss_pct || a.name.localeCompare(b.name));
   return (
     <div class="ops-table-wrap">
