@@ -4,6 +4,9 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 
+/** Samples further apart than this (seconds) are not joined by a line. */
+const GAP_S = 180;
+
 export interface Series {
   label: string;
   color: string;
@@ -109,23 +112,28 @@ function drawChart(
     g.lineWidth = 1.5;
     g.beginPath();
     let pen = false;
+    let prevT = -Infinity;
     s.values.forEach((v, i) => {
       const t = ts[i];
       if (v === null || t === undefined) {
         pen = false;
         return;
       }
+      // Nothing was heard in between: a gap, not a straight line across it.
+      if (t - prevT > GAP_S) pen = false;
+      prevT = t;
       if (pen) g.lineTo(x(t), y(v));
       else g.moveTo(x(t), y(v));
       pen = true;
     });
     g.stroke();
-    // A lone sample would draw nothing: dots make single readings visible.
-    if (s.values.length < 60)
-      s.values.forEach((v, i) => {
-        const t = ts[i];
-        if (v !== null && t !== undefined) g.fillRect(x(t) - 1.5, y(v) - 1.5, 3, 3);
-      });
+    // A lone sample draws no line: dots make single readings (and short series) visible.
+    s.values.forEach((v, i) => {
+      const t = ts[i];
+      if (v === null || t === undefined) return;
+      const lone = t - (ts[i - 1] ?? -Infinity) > GAP_S && (ts[i + 1] ?? Infinity) - t > GAP_S;
+      if (lone || s.values.length < 60) g.fillRect(x(t) - 1.5, y(v) - 1.5, 3, 3);
+    });
   }
 }
 
