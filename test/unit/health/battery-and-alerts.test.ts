@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batteryState, packCells } from '../../../ui/src/common/battery-cells.ts';
+import { batteryState, cellCount, warnPerCellOf } from '../../../ui/src/common/battery-cells.ts';
 import { computeAlerts, fleetFirmware, pruneAcks } from '../../../ui/src/health/alerts.ts';
 import { csvCell, toCsv } from '../../../ui/src/health/csv.ts';
 import { DEFAULT_BATTERY } from '../../../ui/src/format.ts';
@@ -31,25 +31,32 @@ const dev = (o: Partial<Device>): Device => ({
   ...o,
 });
 
+/** The per-cell warning level of the default thresholds (2S 6.8 V → 3.4 V/cell). */
+const W = warnPerCellOf(DEFAULT_BATTERY);
+
 describe('battery per cell', () => {
+  it('the default thresholds warn below 3.4 V per cell', () => {
+    expect(W).toBe(3.4);
+  });
+
   it('infers the pack size from the voltage', () => {
-    expect(packCells(0)).toBe(0);
-    expect(packCells(3300)).toBe(1);
-    expect(packCells(4170)).toBe(1);
-    expect(packCells(7400)).toBe(2);
-    expect(packCells(11_100)).toBe(3);
-    expect(packCells(16_000)).toBe(4);
-    expect(packCells(18_000)).toBe(6); // an empty 6S is never read as a 5S
-    expect(packCells(25_200)).toBe(6);
+    expect(cellCount(0)).toBe(0);
+    expect(cellCount(3300)).toBe(1);
+    expect(cellCount(4170)).toBe(1);
+    expect(cellCount(7400)).toBe(2);
+    expect(cellCount(11_100)).toBe(3);
+    expect(cellCount(16_000)).toBe(4);
+    expect(cellCount(18_000)).toBe(6); // an empty 6S is never read as a 5S
+    expect(cellCount(25_200)).toBe(6);
   });
 
   it('single cells at 3.5-4.2 V are fine, a 6S at 3.3 V/cell is low, none is none', () => {
-    for (const mV of [3500, 3800, 4170]) expect(batteryState(mV, DEFAULT_BATTERY).level).toBe('good');
-    expect(batteryState(3350, DEFAULT_BATTERY).level).toBe('warn');
-    expect(batteryState(3200, DEFAULT_BATTERY).level).toBe('bad');
-    expect(batteryState(7900, DEFAULT_BATTERY).level).toBe('good');
-    expect(batteryState(19_900, DEFAULT_BATTERY)).toMatchObject({ cells: 6, level: 'warn' });
-    expect(batteryState(0, DEFAULT_BATTERY)).toEqual({ cells: 0, perCellV: 0, level: 'none' });
+    for (const mV of [3500, 3800, 4170]) expect(batteryState(mV, W).level).toBe('good');
+    expect(batteryState(3350, W).level).toBe('warn');
+    expect(batteryState(3200, W).level).toBe('bad');
+    expect(batteryState(7900, W).level).toBe('good');
+    expect(batteryState(19_900, W)).toMatchObject({ cells: 6, level: 'warn' });
+    expect(batteryState(0, W)).toEqual({ cells: 0, perCellV: 0, level: 'none' });
   });
 });
 
@@ -64,7 +71,7 @@ describe('alerts', () => {
       dev({ addr: 'A00006', configByte: 0x04 }),
       dev({ addr: 'A00007', voltage_mV: 3900 }),
     ];
-    const keys = computeAlerts(devs, DEFAULT_BATTERY).map((a) => a.key);
+    const keys = computeAlerts(devs, W).map((a) => a.key);
     expect(keys.sort()).toEqual(
       ['offline:A00001', 'battery:A00003', 'weak_link:A00004', 'firmware:A00005', 'ap_open:A00006'].sort(),
     );
@@ -72,14 +79,12 @@ describe('alerts', () => {
   });
 
   it('an offline device with an old low reading alerts as offline only', () => {
-    const keys = computeAlerts([dev({ online: false, voltage_mV: 3000 })], DEFAULT_BATTERY).map(
-      (a) => a.kind,
-    );
+    const keys = computeAlerts([dev({ online: false, voltage_mV: 3000 })], W).map((a) => a.kind);
     expect(keys).toEqual(['offline']);
   });
 
   it('acknowledgements are forgotten once their condition clears', () => {
-    const alerts = computeAlerts([dev({ addr: 'A00001', online: false })], DEFAULT_BATTERY);
+    const alerts = computeAlerts([dev({ addr: 'A00001', online: false })], W);
     expect(pruneAcks(['offline:A00001', 'battery:A00009'], alerts)).toEqual(['offline:A00001']);
   });
 });

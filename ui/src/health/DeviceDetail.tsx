@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { onRefresh } from '../live.ts';
 import { Modal } from '../dialogs/Modal.tsx';
-import { batteryState } from '../common/battery-cells.ts';
+import { batteryState, warnPerCellOf } from '../common/battery-cells.ts';
 import { thresholds } from '../components/battery.ts';
 import { formatMac, relativeTime } from '../format.ts';
 import { devices, nowS } from '../store.ts';
@@ -73,7 +73,7 @@ export function DeviceDetail({ addr, onClose }: { addr: string; onClose: () => v
     [s],
   );
   const hasBattery = s?.voltage_mV.some((v) => v !== null) ?? false;
-  const b = d ? batteryState(d.voltage_mV, thresholds.value) : null;
+  const b = d ? batteryState(d.voltage_mV, warnPerCellOf(thresholds.value)) : null;
   return (
     <Modal title={d ? `${d.name} — signal and battery` : addr} onClose={onClose} wide testId="device-detail">
       {d && (

@@ -1,6 +1,6 @@
 /** Fleet health at a glance: online per group, the alert list with acknowledge, the health table and its CSV. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { batteryState } from '../common/battery-cells.ts';
+import { batteryState, warnPerCellOf } from '../common/battery-cells.ts';
 import { thresholds } from '../components/battery.ts';
 import { formatMac, relativeTime, rssiLevel, snrLevel } from '../format.ts';
 import { devices, groups, groupsById, nowS, statsOf } from '../store.ts';
@@ -34,7 +34,7 @@ function Sig({ rssi, snr }: { rssi: number; snr: number }) {
 export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
   const [showAcked, setShowAcked] = useState(false);
   const [q, setQ] = useState('');
-  const t = thresholds.value;
+  const t = warnPerCellOf(thresholds.value);
   const alerts = useMemo(() => computeAlerts(devices.value, t), [devices.value, t]);
   // Forget acknowledgements whose condition cleared, so a recurrence alerts again.
   useEffect(() => {

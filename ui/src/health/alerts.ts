@@ -5,7 +5,7 @@
  * condition clears and comes back.
  */
 import { batteryState } from '../common/battery-cells.ts';
-import { rssiLevel, snrLevel, type BatteryThresholds } from '../format.ts';
+import { rssiLevel, snrLevel } from '../format.ts';
 import type { Device } from '../types.ts';
 
 export type AlertKind = 'offline' | 'battery' | 'weak_link' | 'firmware' | 'ap_open';
@@ -49,7 +49,8 @@ export function fleetFirmware(devs: readonly Device[]): Map<number, number> {
   return out;
 }
 
-export function computeAlerts(devs: readonly Device[], t: BatteryThresholds): Alert[] {
+/** `warnPerCell`: volts per cell below which a battery is low. */
+export function computeAlerts(devs: readonly Device[], warnPerCell: number): Alert[] {
   const fw = fleetFirmware(devs);
   const out: Alert[] = [];
   const add = (d: Device, kind: AlertKind, severity: Alert['severity'], text: string): void => {
@@ -61,7 +62,7 @@ export function computeAlerts(devs: readonly Device[], t: BatteryThresholds): Al
       if (d.last_seen_ts) add(d, 'offline', 'bad', 'did not answer the last poll');
       continue;
     }
-    const b = batteryState(d.voltage_mV, t);
+    const b = batteryState(d.voltage_mV, warnPerCell);
     if (b.level === 'warn' || b.level === 'bad')
       add(
         d,
