@@ -13,6 +13,9 @@ import { buildApp } from './http/app.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
 import { createDevices } from './services/devices/index.ts';
+import { createHistory, type HistoryOptions } from './services/history/index.ts';
+import { createLinkTest } from './services/link-test/index.ts';
+import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { AppServices } from './services/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
@@ -46,6 +49,8 @@ export interface HostOverrides {
   otaTimings?: Partial<OtaTimings>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
+  /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
+  history?: Partial<HistoryOptions>;
 }
 
 interface GatewayChoice {
@@ -118,9 +123,13 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
 
 export async function startHost(
   cfg: Config,
-  log: Logger,
+  processLog: Logger,
   overrides: HostOverrides = {},
 ): Promise<HostHandle> {
+  // Every module logs through the tee: the console keeps its level, the activity log
+  // also keeps debug-level device events (timestamps on wall time, like the console's).
+  const logs = new LogBuffer(new ScaledClock(1));
+  const log = teeLogger(processLog, logs, 'debug');
   const gw = await chooseGateway(cfg, log, overrides.simClock);
   const clock = gw.clock;
   const bus = new EventBus();
@@ -138,6 +147,7 @@ export async function startHost(
   });
   const devices = createDevices({ store, driver, bus, tasks, clock, log });
   const { registry, master } = devices;
+  const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
   const scenes = createScenes({
     store,
@@ -196,6 +206,9 @@ export async function startHost(
       nativePresets: scenes.nativePresets,
     }),
     phase: () => phase,
+    logs,
+    history,
+    linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
   };
   const unsubs = wireEvents(svc);
 
@@ -221,7 +234,7 @@ export async function startHost(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await svc.ota.recover();
-  unsubs.push(registry.attach());
+  unsubs.push(registry.attach(), history.attach());
   gw.sim?.fleet.start();
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();

@@ -22,6 +22,9 @@ import { systemRoutes } from './routes/system.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { wifiRoutes } from './routes/wifi.ts';
+import { activityRoutes } from './routes/activity.ts';
+import { linkRoutes } from './routes/links.ts';
+import { installActivityHooks } from './activity-hooks.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -85,6 +88,7 @@ export async function buildApp(
   const uiDir = opts.uiDir ?? defaultUiDir();
   const indexHtml = loadIndexHtml(uiDir, prefix);
   installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
+  installActivityHooks(app, svc.log);
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
@@ -101,6 +105,7 @@ export async function buildApp(
     svc.bus,
     () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
     svc.log,
+    svc.logs,
   );
   const sseHandler = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     reply.hijack();
@@ -124,6 +129,8 @@ export async function buildApp(
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
       await api.register(wifiRoutes(svc));
+      await api.register(activityRoutes(svc));
+      await api.register(linkRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

@@ -11,6 +11,9 @@ import type { FirmwareStore, OtaService } from './ota/index.ts';
 import type { ScenesServices } from './scenes/index.ts';
 import type { SpecialsActions, SpecialsSchema, SpecialsService } from './specials/index.ts';
 import type { HostWifiService } from './wifi/index.ts';
+import type { HistoryService } from './history/index.ts';
+import type { LinkTestService } from './link-test/index.ts';
+import type { LogBuffer } from './logs/index.ts';
 
 export interface AppServices extends DevicesServices, ScenesServices {
   clock: Clock;
@@ -28,6 +31,11 @@ export interface AppServices extends DevicesServices, ScenesServices {
   specialsSchema: SpecialsSchema;
   specialsActions: SpecialsActions;
   ota: OtaService;
+  /** The activity log's ring of recent entries. */
+  logs: LogBuffer;
+  /** Signal and battery history per device. */
+  history: HistoryService;
+  linkTest: LinkTestService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }
