@@ -14,6 +14,7 @@ import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
 import { createDevices } from './services/devices/index.ts';
 import type { AppServices } from './services/index.ts';
+import { createBackup } from './services/backup/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
@@ -194,6 +195,15 @@ export async function startHost(
       master,
       ledPresets,
       nativePresets: scenes.nativePresets,
+    }),
+    backup: createBackup({
+      dataDir: cfg.dataDir,
+      store,
+      tasks,
+      ledPresets,
+      firmware: ota.firmware,
+      clock,
+      log,
     }),
     phase: () => phase,
   };
