@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     load: async () => ({ state, source: 'main', fromVersion: 2, warning: null, alarm: null, replayed: 0 }),
     commit: async () => {},
     compact: async () => {},
+    replace: async () => {},
     durableCopy: () => state,
     wantsCompaction: () => false,
     probe: async () => {},

@@ -17,6 +17,7 @@ import { createHistory, type HistoryOptions } from './services/history/index.ts'
 import { createLinkTest } from './services/link-test/index.ts';
 import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { AppServices } from './services/index.ts';
+import { createBackup } from './services/backup/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
@@ -204,6 +205,15 @@ export async function startHost(
       master,
       ledPresets,
       nativePresets: scenes.nativePresets,
+    }),
+    backup: createBackup({
+      dataDir: cfg.dataDir,
+      store,
+      tasks,
+      ledPresets,
+      firmware: ota.firmware,
+      clock,
+      log,
     }),
     phase: () => phase,
     logs,

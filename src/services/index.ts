@@ -5,6 +5,7 @@ import type { GatewayDriver } from '../gateway/types.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../state/store.ts';
 import type { TaskManager } from '../tasks/task-manager.ts';
+import type { BackupService } from './backup/index.ts';
 import type { DevicesServices } from './devices/index.ts';
 import type { LedPresetsService } from './led-presets/index.ts';
 import type { FirmwareStore, OtaService } from './ota/index.ts';
@@ -36,6 +37,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   /** Signal and battery history per device. */
   history: HistoryService;
   linkTest: LinkTestService;
+  /** Operator backup and restore of state, preset files and the firmware index. */
+  backup: BackupService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -29,6 +29,8 @@ export interface StatePersistence {
   commit(model: StateModel, hint?: DirtyHint | null): Promise<void>;
   /** Writes the durable image as the new snapshot and shrinks the journal. */
   compact(): Promise<void>;
+  /** Makes `state` the durable state at once: a new snapshot (the current one becomes the backup). */
+  replace(state: StateModel): Promise<void>;
   /** A deep copy of the last durable state (the rollback target after a failed commit). */
   durableCopy(): StateModel;
   /** The journal has grown enough that a compaction pays off. */
@@ -150,6 +152,25 @@ export class FileStatePersistence implements StatePersistence {
     });
     this.compacting = mine;
     return mine;
+  }
+
+  async replace(state: StateModel): Promise<void> {
+    await this.compacting;
+    const image = jsonCopy(state);
+    // Same journal_seq as now: every journal record so far is older than this snapshot.
+    const seq = this.seq;
+    const text = await serializeSnapshot(image, seq);
+    const rotate = this.mainSeq !== null;
+    await writeFileDurable(this.path, text, {
+      mode: 0o600,
+      write: this.write,
+      ...(rotate ? { backupPath: this.backupPath } : {}),
+    });
+    if (rotate) this.bakSeq = this.mainSeq;
+    this.mainSeq = seq;
+    this.snapshotBytes = text.length;
+    this.image = image;
+    await this.exclusive(() => this.rewriteJournal(this.keepFrom()));
   }
 
   durableCopy(): StateModel {

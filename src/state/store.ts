@@ -174,6 +174,28 @@ export class Store {
     this.opts.bus.emit('scopes', ['FULL']);
   }
 
+  /**
+   * Replaces the whole state (restore): pending changes are made durable first, then the
+   * new state is written as the snapshot in one rename (the current one becomes
+   * state.json.bak) and adopted; everyone offline; FULL refresh. Throws PersistenceError.
+   */
+  async replace(state: StateModel): Promise<void> {
+    await this.queue.exclusive(async () => {
+      await this.queue.flushAllLocked();
+      try {
+        await this.opts.persistence.replace(state);
+      } catch (err) {
+        throw this.queue.fail(err);
+      }
+      this.model = this.opts.persistence.durableCopy();
+      for (const d of this.model.devices) d.online = false;
+      this.queue.adopted();
+      this.notify(['FULL'], null);
+    });
+    this.opts.log.warn({ devices: this.model.devices.length }, 'state replaced (restore)');
+    this.opts.bus.emit('scopes', ['FULL']);
+  }
+
   /** Clears the "started empty" alarm (the operator has seen it). */
   async acknowledgeAlarm(): Promise<void> {
     await this.opts.persistence.acknowledgeAlarm();

@@ -173,6 +173,34 @@ export class LedPresetsService {
     }
   }
 
+  /** Every stored file with its text (backup). */
+  async exportFiles(): Promise<{ name: string; text: string }[]> {
+    const out: { name: string; text: string }[] = [];
+    for (const f of await this.files())
+      out.push({ name: f.name, text: (await this.read(f.name)).toString('utf8') });
+    return out;
+  }
+
+  /** Writes files of a backup under their own names (contents validated by the caller). */
+  async restoreFiles(files: readonly { name: string; bytes: Buffer }[]): Promise<void> {
+    for (const f of files) {
+      if (!isValidPresetFileName(f.name))
+        throw new ValidationError(`led_presets: invalid file name ${f.name}`);
+      try {
+        await writeFileDurable(join(this.dir, f.name), f.bytes, { mode: 0o600 });
+      } catch (err) {
+        throw persistenceError(err, 'preset file not restored');
+      }
+    }
+  }
+
+  /** Re-reads the active file after the state was replaced (restore). */
+  async reloadActive(): Promise<void> {
+    this.active = null;
+    await this.init();
+    this.bus.emit('scopes', ['LED_PRESETS']);
+  }
+
   /** Every stored `*.json` (no dot-files), newest first. */
   private async files(): Promise<PresetFileInfo[]> {
     const out: PresetFileInfo[] = [];

@@ -232,6 +232,53 @@ export class FirmwareStore {
     return { info: { ...info }, bytes };
   }
 
+  /** The stored bytes of an entry (backup), checked against its hash. */
+  async readBlob(e: UploadedFileInfo): Promise<Buffer> {
+    const bytes = await readFile(join(this.dir, fileOf(e)));
+    if (sha256(bytes) !== e.sha256) throw new ValidationError(`upload ${e.id} changed on disk`);
+    return bytes;
+  }
+
+  /**
+   * Restores a backup's index: entries whose bytes come with the backup are written, the
+   * others are kept only if the same file is already here (a backup without blobs).
+   */
+  restore(entries: readonly UploadedFileInfo[], blobs: ReadonlyMap<string, Buffer>): Promise<number> {
+    const run = this.adding.then(
+      () => this.restoreLocked(entries, blobs),
+      () => this.restoreLocked(entries, blobs),
+    );
+    this.adding = run.catch(() => undefined);
+    return run;
+  }
+
+  private async restoreLocked(
+    entries: readonly UploadedFileInfo[],
+    blobs: ReadonlyMap<string, Buffer>,
+  ): Promise<number> {
+    const next: UploadedFileInfo[] = [];
+    for (const e of entries) {
+      if (!isInfo(e)) continue;
+      const bytes = blobs.get(e.id);
+      try {
+        if (bytes) await this.writeBlob(e, bytes);
+      } catch (err) {
+        throw persistenceError(err, 'upload not restored');
+      }
+      const here = await readFile(join(this.dir, fileOf(e))).catch(() => null);
+      if (here && sha256(here) === e.sha256) next.push({ ...e });
+    }
+    const previous = this.index;
+    this.index = next;
+    try {
+      await this.saveIndex();
+    } catch (err) {
+      this.index = previous;
+      throw persistenceError(err, 'upload index not restored');
+    }
+    return next.length;
+  }
+
   /** Keeps files used by a running task out of retention; returns the release function. */
   pin(ids: readonly string[]): () => void {
     for (const id of ids) this.pinned.set(id, (this.pinned.get(id) ?? 0) + 1);
@@ -277,7 +324,7 @@ export class FirmwareStore {
 const fileOf = (e: Pick<UploadedFileInfo, 'id' | 'kind'>): string =>
   `${e.id}.${e.kind === 'firmware' ? 'bin' : 'json'}`;
 
-function isInfo(x: unknown): x is UploadedFileInfo {
+export function isInfo(x: unknown): x is UploadedFileInfo {
   const e = x as UploadedFileInfo;
   return (
     typeof e === 'object' &&
