@@ -339,9 +339,7 @@ class Driver implements LightnetGatewayDriver {
 
   // ── Node operations ──────────────────────────────────────────────────────────
 
-  discover(
-    opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
-  ): Promise<IdentifyResult[]> {
+  discover(opts: broadcasts.DiscoverOptions): Promise<IdentifyResult[]> {
     return broadcasts.discover(this.ctx, this.untilStop(opts));
   }
 

@@ -90,6 +90,11 @@ export async function exchange(
     return { kind: 'tx_failed', outcome: tx };
   }
   pending.start();
+  try {
+    opts.onSent?.(ctx.clock.now());
+  } catch {
+    // A pacing callback must not break the exchange.
+  }
   const onAbort = (): void => pending.cancel('cancelled');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) pending.cancel('cancelled');

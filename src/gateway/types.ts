@@ -13,6 +13,11 @@ export interface SendOptions {
   /** Virtual ms from enqueue after which an unsent item is dropped with reason 'deadline'. */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /**
+   * Called when a request that awaits a reply has left the antenna (its TX_DONE), i.e. when
+   * its reply window starts: pacing uses it to keep new requests off the replies' air time.
+   */
+  onSent?: (ts: number) => void;
 }
 
 export type TxFailure = 'rejected' | 'timeout' | 'link_down' | 'deadline' | 'cancelled' | 'invalid';
@@ -148,7 +153,14 @@ export interface GatewayDriver {
    * or one round brings no reply at all; boot announcements count.
    */
   discover(
-    opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
+    opts: {
+      groupId: number;
+      onReply?: (r: IdentifyResult) => void;
+      /** At most this many rounds (default: the driver option); 1 = a single window. */
+      rounds?: number;
+      /** Ceiling of each round's window, ms at the active RF settings (never above the default). */
+      windowMs?: number;
+    } & SendOptions,
   ): Promise<IdentifyResult[]>;
   /**
    * STATUS broadcast with group filter; early exit at `expected` replies. Collided replies
@@ -162,6 +174,12 @@ export interface GatewayDriver {
       expected: number;
       targets?: readonly StatusTarget[];
       onReply?: (r: StatusResult) => void;
+      /**
+       * 'caller': no follow-up here; rounds go on while a round brings more new replies
+       * per second than `followUpPerS` (the caller's pipelined follow-up rate).
+       */
+      followUp?: 'driver' | 'caller';
+      followUpPerS?: number;
     } & SendOptions,
   ): Promise<StatusResult[]>;
   /**
