@@ -1,5 +1,5 @@
 /**
- * How many unicast exchanges may be in flight at once (src/services/unicast-pipeline.ts)?
+ * How many unicast exchanges may be in flight at once (src/services/devices/index.ts)?
  * Prints, per depth 1–5, the share of first attempts that got no reply and the exchanges
  * per simulated second, for STATUS and SET_GROUP to the healthy nodes of a bound fleet
  * (stepped clock, deterministic). Asserts nothing.
@@ -10,7 +10,7 @@ import { SteppedClock } from '../src/clock.ts';
 import { createGatewayDriver } from '../src/gateway/driver.ts';
 import { snrFloorDb } from '../src/sim/air.ts';
 import { startSimOnMemory } from '../src/sim/sim-host.ts';
-import { replyQuietMs, runUnicastPipeline } from '../src/services/unicast-pipeline.ts';
+import { replyQuietMs, runUnicastPipeline } from '../src/services/devices/index.ts';
 import { packetAirtimeMs } from '../src/protocol/airtime.ts';
 
 const args = process.argv.slice(2);

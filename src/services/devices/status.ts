@@ -1,0 +1,121 @@
+/**
+ * Status poll (task `status`): unicast per selected device, or broadcast rounds with a
+ * group filter (255 = every group) followed by pipelined unicast follow-ups for every
+ * straggler (status-poll.ts). Devices in scope that stay silent through it go offline.
+ */
+import type { Clock } from '../../clock.ts';
+import { ValidationError } from '../../errors.ts';
+import type { GatewayDriver } from '../../gateway/types.ts';
+import type { Addr } from '../../protocol/types.ts';
+import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
+import type { DeviceRegistry } from './registry.ts';
+import type { GroupService } from './groups.ts';
+import { FOLLOW_UP_ATTEMPTS, pollFleet } from './status-poll.ts';
+import { runUnicastPipeline } from './unicast-pipeline.ts';
+import { radioPace } from './radio-pace.ts';
+
+export interface StatusRequest {
+  selection?: Addr[];
+  groupId?: number;
+}
+
+export interface StatusResult {
+  updated: number;
+  groupId: number | null;
+  selectionCount: number;
+  offline: number;
+}
+
+export class StatusService {
+  constructor(
+    private readonly deps: {
+      driver: GatewayDriver;
+      registry: DeviceRegistry;
+      groups: GroupService;
+      tasks: TaskManager;
+      clock: Clock;
+    },
+  ) {}
+
+  start(req: StatusRequest): TaskSnapshot {
+    const { tasks, groups, registry, driver } = this.deps;
+    tasks.assertIdle();
+    if (req.selection !== undefined && req.groupId !== undefined) {
+      throw new ValidationError('selection and groupId are exclusive: give one of them');
+    }
+    if (req.groupId !== undefined && req.groupId !== 255) groups.requireExisting(req.groupId);
+    const selection = req.selection;
+    const groupId = selection ? null : (req.groupId ?? 255);
+    const meta = { groupId, selectionCount: selection?.length ?? 0 };
+    return tasks.start('status', meta, async (ctx): Promise<StatusResult> => {
+      const answered = new Set<Addr>();
+      registry.counters = { onStatus: () => ctx.bumpRx('rx_replies') };
+      let inScope: Addr[];
+      try {
+        if (selection) {
+          inScope = selection.filter((a) => registry.find(a));
+          // Each selected device: unicast STATUS with its stored group, pipelined, with retries.
+          ctx.setMeta({ ...meta, stage: 'POLL', answered: 0, total: inScope.length });
+          await runUnicastPipeline(
+            inScope.map((addr) => ({
+              key: addr,
+              attempt: ({ signal, onSent }) =>
+                driver.statusUnicast(addr, registry.find(addr)?.groupId ?? 0, {
+                  priority: 'bulk',
+                  attempts: 1,
+                  onSent,
+                  ...(signal ? { signal } : {}),
+                }),
+            })),
+            {
+              clock: this.deps.clock,
+              attempts: FOLLOW_UP_ATTEMPTS,
+              burst: { quietMs: radioPace(driver).quietMs('status') },
+              signal: ctx.signal,
+              onOutcome: (o) => {
+                if (o.ok) answered.add(o.key);
+                ctx.setMeta({
+                  ...meta,
+                  stage: 'POLL',
+                  answered: answered.size,
+                  total: inScope.length,
+                  addr: o.key,
+                });
+              },
+            },
+          );
+        } else {
+          const gid = groupId ?? 255;
+          const targets = registry
+            .all()
+            .filter((d) => gid === 255 || d.groupId === gid)
+            .map((d) => ({ addr: d.addr, groupId: d.groupId }));
+          inScope = targets.map((t) => t.addr);
+          ctx.setMeta({ ...meta, stage: 'POLL', answered: 0, total: inScope.length });
+          const heard = await pollFleet(driver, this.deps.clock, ctx, gid, targets, (p) =>
+            ctx.setMeta({
+              ...meta,
+              stage: p.stage,
+              answered: p.answered,
+              total: p.expected,
+              ...(p.group !== undefined ? { group: p.group } : {}),
+              ...(p.stragglers !== undefined ? { stragglers: p.stragglers } : {}),
+            }),
+          );
+          for (const a of heard) answered.add(a);
+        }
+      } finally {
+        registry.counters = {};
+      }
+      ctx.checkpoint();
+      const silent = inScope.filter((a) => !answered.has(a));
+      registry.markOffline(silent);
+      return {
+        updated: answered.size,
+        groupId,
+        selectionCount: selection?.length ?? 0,
+        offline: silent.length,
+      };
+    });
+  }
+}
