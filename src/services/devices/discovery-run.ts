@@ -6,14 +6,14 @@
  * answering only once it left the filtered group.
  *
  * - Window: each round's ceiling comes from the crowd still expected to answer (twice the
- *   last round's news plus the unbound ones) at the pace of one IDENTIFY slot each, bounded
+ *   last round's news unless that round was quiet, plus the unbound ones) at the pace of one IDENTIFY slot each, bounded
  *   by the driver's 5 s; tail rounds over a nearly empty crowd cost well under a second.
  * - Binding: every found-but-unbound node is retried in every later round (weak links
  *   answer one exchange in a few), so a node heard once is not lost to one bad SET_GROUP.
  * - Stop rule: the expected number of nodes still out there, E = R·0.2^m + (K + W)·(8/9)^m
  *   after m rounds in a row without news, where R extrapolates the geometric decay of the
  *   news per round, K counts devices the registry knows in this filter but did not hear,
- *   and W is a prior for one more weak node (0.5 once weak links were seen, else 0.1).
+ *   and W is a prior for one more weak node (0.3 once weak links were seen, else 0.1).
  *   Healthy nodes answer a small crowd's round almost surely (factor 0.2), a weak node ~1
  *   time in 9. Discovery ends when E < 0.1 after at least two quiet rounds, or at the
  *   time budget.
@@ -24,7 +24,7 @@ import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
 import { radioPace, snrFloorDb } from './radio-pace.ts';
-import { runUnicastPipeline } from './unicast-pipeline.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from './unicast-pipeline.ts';
 
 /** Above this many new nodes in a round, unconfigured nodes are parked rather than bound to 0. */
 export const PARK_ABOVE = 16;
@@ -96,7 +96,8 @@ export async function runDiscovery(
     round++;
     ctx.checkpoint();
     const unbound = [...found].filter((a) => !placed.has(a) && !parked.has(a));
-    const crowd = lastNew === null ? null : 2 * lastNew + unbound.length + 4;
+    // After a quiet round only the unbound (and the odd weak node) are left in the crowd.
+    const crowd = lastNew === null ? null : (quiet > 0 ? 0 : 2 * lastNew) + unbound.length + 1;
     const windowMs = crowd === null ? undefined : Math.ceil(quietMs + crowd * slotMs);
     report('DISCOVER');
     let fresh = 0;
@@ -115,7 +116,6 @@ export async function runDiscovery(
       },
     });
     ctx.checkpoint();
-
     // Bind (or park) everyone found but not yet out of the crowd.
     const park = plan.parkGroup !== null && fresh > PARK_ABOVE;
     const items = [...found]
@@ -138,7 +138,7 @@ export async function runDiscovery(
     const r = prevNew && last < prevNew ? last / prevNew : 0.5;
     const decay = (last * r) / (1 - Math.min(r, 0.9));
     const unheardKnown = knownBefore.filter((a) => !found.has(a)).length;
-    const prior = weakSeen ? 0.5 : 0.1;
+    const prior = weakSeen ? 0.3 : 0.1;
     expected = decay * 0.2 ** quiet + (unheardKnown + prior) * (8 / 9) ** quiet;
     report('DISCOVER');
     if (quiet >= MIN_QUIET_ROUNDS && expected < STOP_BELOW) break;
@@ -176,11 +176,18 @@ async function bind(
     items.map((it) => ({
       key: it.addr,
       attempt: ({ onSent }) =>
-        driver.setGroup(it.addr, it.groupId, { priority: 'bulk', attempts: 1, onSent }),
+        driver.setGroup(it.addr, it.groupId, {
+          priority: 'bulk',
+          attempts: 1,
+          timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
+          onSent,
+        }),
     })),
     {
       clock,
       attempts: BIND_ATTEMPTS,
+      // Unbound nodes get more tries every round anyway: short pauses between these.
+      backoffMs: () => 100,
       burst: { quietMs },
       accept: (v) => v.ok,
       // A cancel stops new SET_GROUPs; the ones in flight end with a known outcome, so the

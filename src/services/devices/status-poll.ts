@@ -19,7 +19,7 @@ import type { GatewayDriver, StatusTarget } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
 import { radioPace } from './radio-pace.ts';
-import { runUnicastPipeline } from './unicast-pipeline.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from './unicast-pipeline.ts';
 
 /** Groups up to this size are polled one by one (a crowd this small answers one round). */
 export const SMALL_GROUP = 40;
@@ -112,6 +112,7 @@ export async function pollFleet(
           driver.statusUnicast(t.addr, t.groupId, {
             priority: 'bulk',
             attempts: 1,
+            timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
             onSent,
             ...(signal ? { signal } : {}),
           }),

@@ -11,7 +11,7 @@ import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
 import type { GroupService } from './groups.ts';
 import { FOLLOW_UP_ATTEMPTS, pollFleet } from './status-poll.ts';
-import { runUnicastPipeline } from './unicast-pipeline.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from './unicast-pipeline.ts';
 import { radioPace } from './radio-pace.ts';
 
 export interface StatusRequest {
@@ -63,6 +63,7 @@ export class StatusService {
                 driver.statusUnicast(addr, registry.find(addr)?.groupId ?? 0, {
                   priority: 'bulk',
                   attempts: 1,
+                  timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
                   onSent,
                   ...(signal ? { signal } : {}),
                 }),
@@ -100,6 +101,10 @@ export class StatusService {
               total: p.expected,
               ...(p.group !== undefined ? { group: p.group } : {}),
               ...(p.stragglers !== undefined ? { stragglers: p.stragglers } : {}),
+              message:
+                p.stage === 'POLL'
+                  ? `Polling${p.group !== undefined && p.group !== 255 ? ` group ${p.group}` : ''}: ${p.answered} of ${p.expected} answered`
+                  : `Asking ${p.stragglers ?? 0} silent devices one by one: ${p.answered} of ${p.expected} answered`,
             }),
           );
           for (const a of heard) answered.add(a);

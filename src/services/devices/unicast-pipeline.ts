@@ -46,6 +46,13 @@ import type { Reply, TxFailure } from '../../gateway/types.ts';
  * answers per second than one at a time, at ~5 % retries.
  */
 export const DEFAULT_PIPELINE_DEPTH = 3;
+/**
+ * Per-attempt reply window for pipelined exchanges (an SF7/125 kHz value: the driver
+ * stretches it for slower RF settings like its own windows). A burst-paced reply either
+ * arrives within the burst's quiet time (~575 ms) or is lost; the driver's one-at-a-time
+ * windows (1.15–1.5 s) would only make every lost attempt hold its slot longer.
+ */
+export const PIPELINE_ATTEMPT_TIMEOUT_MS = 800;
 /** Attempts per item by default (the first try plus two retries). */
 export const DEFAULT_PIPELINE_ATTEMPTS = 3;
 /** First retry backoff; doubled for every further retry of the same item. */
