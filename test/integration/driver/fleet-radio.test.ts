@@ -9,7 +9,8 @@ import { snrFloorDb } from '../../../src/sim/air.ts';
 import type { SimFleet } from '../../../src/sim/fleet.ts';
 import { pollFleet } from '../../../src/services/devices/status-poll.ts';
 import type { TaskContext } from '../../../src/tasks/task-manager.ts';
-import { withDriver } from './harness.ts';
+import { DEFAULT_RF } from '../../../src/protocol/types.ts';
+import { inRange, withDriver } from './harness.ts';
 
 const ctx = (): TaskContext => ({
   signal: new AbortController().signal,
@@ -91,4 +92,30 @@ describe('status poll at fleet scale', () => {
       },
     );
   });
+
+  it('a-poll-at-sf12-follows-up-with-reply-windows-from-the-gateway-rf', async () => {
+    // 1.2 s per reply on the air: SF7 timing would close every window before the reply.
+    await withDriver(
+      {
+        nodes: 3,
+        seed: 86,
+        nodeSpecs: inRange(3),
+        rf: { ...DEFAULT_RF, sf: 12 },
+        bootWaitMs: 20_000,
+        driverOptions: { discoveryAnnouncementMaxAgeMs: 0 },
+      },
+      async ({ fleet, driver, clock }) => {
+        const targets = bindDirectly(fleet, 4);
+        const [silent, ...live] = fleet.nodes.map((n) => n.addr);
+        fleet.faults.silence(silent ?? '');
+        const uni = watchUnicastStatus(fleet);
+        const answered = await pollFleet(driver, clock, ctx(), 4, targets, () => {});
+        expect([...answered].sort()).toEqual([...live].sort());
+        // The silent node got its three direct tries; a live node whose broadcast reply
+        // collided (a 131 ms CAD at SF12 lets close delays collide) was asked directly too.
+        expect(uni.count.get(silent ?? '')).toBe(3);
+        expect(Math.max(...uni.count.values())).toBeLessThanOrEqual(3);
+      },
+    );
+  }, 180_000);
 });
