@@ -68,6 +68,23 @@ export interface StatusBroadcastOptions extends SendOptions {
    */
   targets?: readonly StatusTarget[];
   onReply?: (r: StatusResult) => void;
+  /**
+   * Who polls the stragglers: 'driver' (default) polls up to statusFollowUpMax of them one
+   * by one here; 'caller' leaves all of them to the caller (a pipelined follow-up), and the
+   * rounds stop as soon as a round brought fewer new replies per second than
+   * `followUpPerS`, the rate the caller's follow-up achieves.
+   */
+  followUp?: 'driver' | 'caller';
+  followUpPerS?: number;
+}
+
+export interface DiscoverOptions extends SendOptions {
+  groupId: number;
+  onReply?: (r: IdentifyResult) => void;
+  /** At most this many rounds (default discoveryMaxRounds); 1 = a single window. */
+  rounds?: number;
+  /** Ceiling of each round's window in ms at the active RF settings (default discoveryMaxMs + G). */
+  windowMs?: number;
 }
 
 const groupMatches = (filter: number, group: number): boolean => filter === 255 || filter === group;
@@ -87,10 +104,7 @@ function safeCall<T>(ctx: OpContext, what: string, fn: ((r: T) => void) | undefi
  * reply listen again. Recent boot announcements seed the result, and announcements
  * arriving meanwhile count too.
  */
-export async function discover(
-  ctx: OpContext,
-  opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
-): Promise<IdentifyResult[]> {
+export async function discover(ctx: OpContext, opts: DiscoverOptions): Promise<IdentifyResult[]> {
   const o = ctx.options;
   const found = new Map<Addr, IdentifyResult>();
   let fresh = 0;
@@ -120,7 +134,8 @@ export async function discover(
   });
   try {
     let quiet = 0;
-    for (let round = 1; round <= o.discoveryMaxRounds; round++) {
+    const rounds = Math.max(1, Math.min(opts.rounds ?? o.discoveryMaxRounds, o.discoveryMaxRounds));
+    for (let round = 1; round <= rounds; round++) {
       if (round > 1) await air.settle(o.discoveryRoundGapMs, 'discovery', opts.signal);
       fresh = 0;
       traffic = 0;
@@ -133,7 +148,7 @@ export async function discover(
         keepAlive: (p) => p.reply?.kind === 'IDENTIFY_REPLY',
         expected: null,
         idleMs: w.discoveryIdleMs,
-        maxMs: w.discoveryMaxMs,
+        maxMs: Math.min(w.discoveryMaxMs, opts.windowMs ?? Infinity),
       };
       const request: M2NRequest = { op: 'DEVICES', groupId: opts.groupId, flags: 0 };
       const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
@@ -180,7 +195,7 @@ export async function statusBroadcast(ctx: OpContext, opts: StatusBroadcastOptio
   try {
     await statusRounds(ctx, opts, answered, air, stragglers);
     // Nobody answered at all: the group is off (or the radio is); do not poll one by one.
-    const left = answered.size > 0 ? stragglers() : [];
+    const left = answered.size > 0 && opts.followUp !== 'caller' ? stragglers() : [];
     if (left.length > 0 && left.length <= o.statusFollowUpMax) {
       await air.settle(o.retryGapMs, 'status poll', opts.signal);
       await followUp(ctx, left, opts, (r) => {
@@ -205,14 +220,34 @@ async function statusRounds(
   const o = ctx.options;
   const w = ctx.windows();
   // Follow-up cost per live device: request, mean reply delay, reply; a few run at once.
-  const unicastMs = (ctx.airtimeMs(2) + 175 + ctx.airtimeMs(8)) / Math.max(1, o.statusFollowUpConcurrency);
+  const unicastMs =
+    opts.followUp === 'caller' && opts.followUpPerS
+      ? 1000 / opts.followUpPerS
+      : (ctx.airtimeMs(2) + 175 + ctx.airtimeMs(8)) / Math.max(1, o.statusFollowUpConcurrency);
+  const followUpMax = opts.followUp === 'caller' ? Infinity : o.statusFollowUpMax;
   const toResult = (p: InboundPacket): StatusResult => {
     if (p.reply?.kind !== 'STATUS_REPLY') throw new TypeError('expected a STATUS_REPLY');
     return { addr: p.packet.sender, reply: p.reply, rssi: p.rssi, snr: p.snr, ts: p.ts };
   };
-  const rounds = opts.expected > 0 ? o.statusMaxRounds : 1;
+  // Adaptive ceiling: every device in scope answers every round (answered ones too), so a
+  // round needs room for all of them, at the pace replies were actually heard so far
+  // (first round: one reply slot each); bounded by the nodes' give-up time.
+  let heardAll = 0;
+  let heardMs = 0;
+  const nodeBusy = w.nodeBusyMs('status');
+  const ceiling = (missing: number): number => {
+    if (heardAll < 8) return w.statusMaxMs(Math.max(0, missing));
+    const perReply = heardMs / heardAll;
+    return Math.ceil(Math.min(nodeBusy, w.statusIdleMs + perReply * Math.max(opts.expected, missing)));
+  };
+  // With the caller following up, rounds go on while they beat the follow-up's rate (the
+  // rule below always ends them: every round costs time and the news dwindles).
+  const callerRule = opts.followUp === 'caller' && stragglers().length > 0;
+  const rounds = opts.expected > 0 ? (callerRule ? Infinity : o.statusMaxRounds) : 1;
   for (let round = 1; round <= rounds; round++) {
     const missing = opts.expected - answered.size;
+    // A round's cost includes waiting for the air to calm down before it.
+    const costFrom = ctx.clock.now();
     if (round > 1) {
       if (missing <= 0) break;
       await air.settle(o.retryGapMs, 'status poll', opts.signal);
@@ -220,6 +255,8 @@ async function statusRounds(
     const before = answered.size;
     const startedAt = ctx.clock.now();
     air.roundStart = startedAt;
+    let repliesThisRound = 0;
+    let lastReplyAt = startedAt;
     const spec: MatchSpec = {
       senders: null,
       opcode: OPC.STATUS,
@@ -227,11 +264,18 @@ async function statusRounds(
       // Devices that answered an earlier round answer again: they are not news, but while
       // they keep the air busy, stragglers are still waiting for a gap.
       accept: (p) => !answered.has(p.packet.sender),
-      keepAlive: (p) => p.reply?.kind === 'STATUS_REPLY',
+      keepAlive: (p) => {
+        if (p.reply?.kind !== 'STATUS_REPLY') return false;
+        repliesThisRound++;
+        lastReplyAt = p.ts;
+        return true;
+      },
       expected: opts.expected > 0 ? missing : null,
       idleMs: w.statusIdleMs,
-      maxMs: w.statusMaxMs(Math.max(0, missing)),
+      maxMs: ceiling(missing),
       onMatch: (p) => {
+        repliesThisRound++;
+        lastReplyAt = p.ts;
         const r = toResult(p);
         answered.set(r.addr, r);
         safeCall(ctx, 'status', opts.onReply, r);
@@ -241,11 +285,13 @@ async function statusRounds(
     const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
     if (roundFailed('status poll', r, round === 1)) break;
     const fresh = answered.size - before;
-    const tookMs = Math.max(1, ctx.clock.now() - startedAt);
+    const tookMs = Math.max(1, ctx.clock.now() - costFrom);
+    heardAll += repliesThisRound;
+    heardMs += Math.max(0, lastReplyAt - startedAt);
     ctx.log.debug({ round, new: fresh, total: answered.size, tookMs }, 'status round done');
     if (fresh === 0) break;
     const left = stragglers().length;
-    if (left > 0 && left <= o.statusFollowUpMax && fresh / tookMs < 1 / unicastMs) break;
+    if (left > 0 && left <= followUpMax && fresh / tookMs < 1 / unicastMs) break;
   }
 }
 

@@ -13,6 +13,11 @@ export interface SendOptions {
   /** Virtual ms from enqueue after which an unsent item is dropped with reason 'deadline'. */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /**
+   * Called when a request that awaits a reply has left the antenna (its TX_DONE), i.e. when
+   * its reply window starts: pacing uses it to keep new requests off the replies' air time.
+   */
+  onSent?: (ts: number) => void;
 }
 
 export type TxFailure = 'rejected' | 'timeout' | 'link_down' | 'deadline' | 'cancelled' | 'invalid';
@@ -70,6 +75,12 @@ export interface ConfigReadResult {
   addr: Addr;
   option: number;
   data: readonly [number, number, number, number];
+}
+
+/** Per-call overrides of a unicast's attempts and per-attempt reply window (SF7/125 kHz ms). */
+export interface UnicastTiming {
+  attempts?: number;
+  timeoutMs?: number;
 }
 
 /** Outcome of a unicast request that expects an answer. */
@@ -145,7 +156,14 @@ export interface GatewayDriver {
    * or one round brings no reply at all; boot announcements count.
    */
   discover(
-    opts: { groupId: number; onReply?: (r: IdentifyResult) => void } & SendOptions,
+    opts: {
+      groupId: number;
+      onReply?: (r: IdentifyResult) => void;
+      /** At most this many rounds (default: the driver option); 1 = a single window. */
+      rounds?: number;
+      /** Ceiling of each round's window, ms at the active RF settings (never above the default). */
+      windowMs?: number;
+    } & SendOptions,
   ): Promise<IdentifyResult[]>;
   /**
    * STATUS broadcast with group filter; early exit at `expected` replies. Collided replies
@@ -159,14 +177,29 @@ export interface GatewayDriver {
       expected: number;
       targets?: readonly StatusTarget[];
       onReply?: (r: StatusResult) => void;
+      /**
+       * 'caller': no follow-up here; rounds go on while a round brings more new replies
+       * per second than `followUpPerS` (the caller's pipelined follow-up rate).
+       */
+      followUp?: 'driver' | 'caller';
+      followUpPerS?: number;
     } & SendOptions,
   ): Promise<StatusResult[]>;
-  statusUnicast(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<StatusResult>>;
+  /**
+   * Unicast STATUS (one attempt of 1.15 s by default). `attempts` and `timeoutMs` override
+   * the defaults; a `timeoutMs` is an SF7/125 kHz value, stretched at slower RF settings.
+   */
+  statusUnicast(
+    addr: Addr,
+    groupId: number,
+    opts?: SendOptions & UnicastTiming,
+  ): Promise<Reply<StatusResult>>;
   /**
    * SET_GROUP with ACK wait and retries (1.5 s × 3 by default at SF7/125 kHz; every reply
-   * window grows with the airtime at slower RF settings, see options.ts).
+   * window grows with the airtime at slower RF settings, see options.ts). `attempts` and
+   * `timeoutMs` override them (pipelines do their own retries with one attempt each).
    */
-  setGroup(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<AckResult>>;
+  setGroup(addr: Addr, groupId: number, opts?: SendOptions & UnicastTiming): Promise<Reply<AckResult>>;
   /**
    * CONFIG with ACK wait; per-attempt timeout and attempts overridable. A `timeoutMs` is
    * meant for SF7/125 kHz and is stretched like the defaults at slower RF settings.

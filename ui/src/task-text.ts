@@ -16,11 +16,21 @@ export const taskLabel = (name: string): string => TASK_LABEL[name] ?? name;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** "3/12" when the task reports an index and a total. */
+/**
+ * "3/12" when the task reports an index and a total. A status poll reports devices
+ * answered of those polled; a discovery reports nodes bound of those found plus the ones
+ * its stop rule still expects, so the bar means something on a fleet of 300.
+ */
 export function taskProgress(t: Task): { index: number; total: number } | null {
-  const index = num(t.meta.index);
-  const total = num(t.meta.total);
-  return index !== null && total !== null && total > 0 ? { index, total } : null;
+  const m = t.meta;
+  let index = num(m.index);
+  let total = num(m.total);
+  if (index === null && t.name === 'status') index = num(m.answered);
+  if (index === null && t.name === 'discover' && num(m.found) !== null) {
+    index = num(m.bound) ?? 0;
+    total = (num(m.found) ?? 0) + Math.round(num(m.expected_remaining) ?? 0);
+  }
+  return index !== null && total !== null && total > 0 ? { index: Math.min(index, total), total } : null;
 }
 
 export function taskMessage(t: Task): string {
@@ -45,7 +55,9 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
   switch (t.name) {
     case 'discover': {
       const found = num(r.found) ?? 0;
-      return { text: `Discovered ${found} device${found === 1 ? '' : 's'}`, ok: true };
+      const failed = num(r.assign_failed);
+      const tail = failed ? `, ${failed} not confirmed (offline, group pending)` : '';
+      return { text: `Discovered ${found} device${found === 1 ? '' : 's'}${tail}`, ok: true };
     }
     case 'status': {
       const off = num(r.offline);

@@ -1,27 +1,21 @@
 /**
- * Discovery (task `discover`): DEVICES rounds through the driver until no new node
- * answers; the registry creates devices from the replies. Every responder then gets a
- * SET_GROUP — the target group, or its stored group (0 for new nodes) — which also binds
- * it to this gateway: until then a node ignores STATUS, CONTROL and the rest (MAC filter).
- *
- * Big fleets: every unconfigured node answers every round and the strongest ones win
- * the collisions, so some nodes are never heard while the crowd keeps answering. The
- * cure is to take responders out of the crowd between passes: into the target group,
- * or — when the nodes are to stay unconfigured — into a parking group that is moved
- * back to 0 at the end.
+ * Discovery (task `discover`): validation, the created group and the task; the rounds
+ * themselves are in discovery-run.ts. The registry creates devices from the replies. Every
+ * responder gets a SET_GROUP — the target group, or its stored group (0 for new nodes) —
+ * which also binds it to this gateway: until then a node ignores STATUS, CONTROL and the
+ * rest (MAC filter). Discovering into a target group is the efficient path (one SET_GROUP
+ * per node takes it out of the crowd); without one, big rounds park their responders in
+ * group 254 and move them back to 0 at the end (two SET_GROUPs per node).
  */
+import type { Clock } from '../../clock.ts';
 import { ValidationError } from '../../errors.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
-import type { TaskContext, TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
+import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
 import type { GroupService } from './groups.ts';
-import { pushGroups } from './group-push.ts';
+import { runDiscovery, type DiscoveryProgress } from './discovery-run.ts';
 
-/** Discovery passes while responders leave the crowd (each pass: several DEVICES rounds). */
-const MAX_PASSES = 6;
-/** Above this many responders in the first pass, unconfigured nodes are parked between passes. */
-const PARK_ABOVE = 16;
 /** Wire group used for parking; only when no user group has this id. */
 const PARK_GROUP = 254;
 
@@ -39,6 +33,7 @@ export interface DiscoverResult {
   discoveryGroup: number;
   assigned: number;
   assign_failed: number;
+  rounds: number;
 }
 
 export class DiscoveryService {
@@ -48,6 +43,7 @@ export class DiscoveryService {
       registry: DeviceRegistry;
       groups: GroupService;
       tasks: TaskManager;
+      clock: Clock;
     },
   ) {}
 
@@ -68,115 +64,68 @@ export class DiscoveryService {
       targetGroupId: target || null,
       discoveryGroup: filter,
       found: 0,
+      bound: 0,
+      round: 0,
     };
     return tasks.start('discover', meta, async (ctx): Promise<DiscoverResult> => {
-      const found = new Set<Addr>();
-      const placed = new Set<Addr>();
-      const parked = new Set<Addr>();
+      const { registry, driver, clock } = this.deps;
       const canPark = target === 0 && filter === 0 && !groups.exists(PARK_GROUP);
-      for (let pass = 1; pass <= MAX_PASSES; pass++) {
-        const before = found.size;
-        await this.discoverPass(filter, found, ctx, { ...meta, pass });
-        ctx.checkpoint();
-        const fresh = [...found].filter((a) => !placed.has(a) && !parked.has(a));
-        const park = canPark && (pass > 1 || found.size > PARK_ABOVE);
-        if (park) {
-          const res = await this.push(
-            fresh.map((addr) => ({ addr, groupId: PARK_GROUP })),
-            ctx,
-            pass,
-            'PARK',
-            false,
-          );
-          for (const a of fresh) if (!res.has(a)) parked.add(a);
-        } else {
-          const res = await this.push(
-            fresh.map((addr) => ({ addr, groupId: target >= 1 ? target : this.storedGroup(addr) })),
-            ctx,
-            pass,
-            'ASSIGN',
-            true,
-          );
-          for (const a of fresh) if (!res.has(a)) placed.add(a);
-        }
-        // Another pass only helps while responders leave group 0 (target group or parking).
-        const leaving = filter === 0 && (target >= 1 || park);
-        if (!leaving || found.size === before) break;
+      registry.discoveryRunning = true;
+      registry.counters = { onIdentify: () => ctx.bumpRx('rx_replies') };
+      try {
+        const out = await runDiscovery(
+          { driver, registry, clock },
+          ctx,
+          { filter, target: target >= 1 ? target : null, parkGroup: canPark ? PARK_GROUP : null },
+          (p) =>
+            ctx.setMeta({
+              ...meta,
+              stage: p.phase,
+              phase: p.phase,
+              round: p.round,
+              found: p.found,
+              bound: p.bound,
+              expected_remaining:
+                p.expectedRemaining === null ? null : Math.round(p.expectedRemaining * 10) / 10,
+              message: progressText(p),
+            }),
+        );
+        // Found but never acknowledged: the stored group waits for the node (pending), and
+        // the device shows offline until it is heard again.
+        const failed = [...out.found].filter((a) => !out.placed.has(a));
+        for (const a of failed) registry.recordGroup(a, target >= 1 ? target : this.storedGroup(a), true);
+        registry.markOffline(failed);
+        return {
+          found: out.found.size,
+          createdGroupId,
+          targetGroupId: target || null,
+          discoveryGroup: filter,
+          assigned: out.placed.size,
+          assign_failed: failed.length,
+          rounds: out.rounds,
+        };
+      } finally {
+        registry.discoveryRunning = false;
+        registry.counters = {};
       }
-      if (parked.size > 0) {
-        const items = [...parked].map((addr) => ({ addr, groupId: this.storedGroup(addr) }));
-        const res = await this.push(items, ctx, 0, 'UNPARK', true);
-        for (const it of items) if (!res.has(it.addr)) placed.add(it.addr);
-      }
-      return {
-        found: found.size,
-        createdGroupId,
-        targetGroupId: target || null,
-        discoveryGroup: filter,
-        assigned: placed.size,
-        assign_failed: found.size - placed.size,
-      };
     });
   }
 
   private storedGroup(addr: Addr): number {
     return this.deps.registry.find(addr)?.groupId ?? 0;
   }
+}
 
-  /** SET_GROUP to each item; returns the addresses that failed. */
-  private async push(
-    items: { addr: Addr; groupId: number }[],
-    ctx: TaskContext,
-    pass: number,
-    stage: 'ASSIGN' | 'PARK' | 'UNPARK',
-    record: boolean,
-  ): Promise<Set<Addr>> {
-    const { driver, registry } = this.deps;
-    const res = await pushGroups(items, { driver, registry }, ctx, {
-      skipOffline: false,
-      record,
-      progress: (index, item) => ({
-        stage,
-        pass,
-        index,
-        total: items.length,
-        addr: item.addr,
-        groupId: item.groupId,
-        message:
-          stage === 'PARK'
-            ? `Parking ${item.addr} while the others are found`
-            : `Adding ${item.addr} → group ${item.groupId}`,
-      }),
-    });
-    return new Set(res.failed);
-  }
-
-  /** One driver discovery (several DEVICES rounds); responders are added to `found`. */
-  private async discoverPass(
-    filter: number,
-    found: Set<Addr>,
-    ctx: TaskContext,
-    meta: Record<string, unknown>,
-  ): Promise<void> {
-    const { registry, driver } = this.deps;
-    ctx.setMeta({ ...meta, stage: 'DISCOVER', found: found.size });
-    registry.discoveryRunning = true;
-    registry.counters = { onIdentify: () => ctx.bumpRx('rx_replies') };
-    try {
-      const replies = await driver.discover({
-        groupId: filter,
-        priority: 'bulk',
-        signal: ctx.signal,
-        onReply: (r) => {
-          if (found.has(r.addr)) return;
-          found.add(r.addr);
-          ctx.setMeta({ ...meta, stage: 'DISCOVER', found: found.size, addr: r.addr });
-        },
-      });
-      for (const r of replies) found.add(r.addr);
-    } finally {
-      registry.discoveryRunning = false;
-      registry.counters = {};
-    }
+function progressText(p: DiscoveryProgress): string {
+  const counts = `${p.found} found, ${p.bound} bound`;
+  switch (p.phase) {
+    case 'DISCOVER':
+      return `Round ${p.round}: listening for nodes (${counts})`;
+    case 'BIND':
+      return `Round ${p.round}: moving responders into their group (${counts})`;
+    case 'PARK':
+      return `Round ${p.round}: parking responders while the others are found (${counts})`;
+    case 'UNPARK':
+      return `Moving parked nodes back (${counts})`;
   }
 }

@@ -25,6 +25,17 @@ export { MasterView, type GatewaySnapshot } from './master-view.ts';
 export { DeviceMetaService } from './meta.ts';
 export { DeviceRegistry, type DeviceRow } from './registry.ts';
 export { StatusService } from './status.ts';
+export {
+  DEFAULT_PIPELINE_ATTEMPTS,
+  DEFAULT_PIPELINE_DEPTH,
+  replyQuietMs,
+  runUnicastPipeline,
+  type PipelineOptions,
+  type PipelineProgress,
+  type UnicastJob,
+  type UnicastOutcome,
+} from './unicast-pipeline.ts';
+export { radioPace, type RadioPace } from './radio-pace.ts';
 
 export interface DevicesDeps {
   store: Store;
@@ -54,8 +65,8 @@ export function createDevices(d: DevicesDeps): DevicesServices {
     master,
     registry,
     groups,
-    discovery: new DiscoveryService({ driver, registry, groups, tasks }),
-    status: new StatusService({ driver, registry, groups, tasks }),
+    discovery: new DiscoveryService({ driver, registry, groups, tasks, clock: d.clock }),
+    status: new StatusService({ driver, registry, groups, tasks, clock: d.clock }),
     deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
     control: new ControlService({ store, driver, registry, groups, master, log: d.log }),
   };

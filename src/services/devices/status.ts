@@ -1,13 +1,18 @@
 /**
- * Status poll (task `status`): unicast per selected device, or one broadcast with
- * a group filter (255 = every group). Devices in scope that stay silent go offline.
+ * Status poll (task `status`): unicast per selected device, or broadcast rounds with a
+ * group filter (255 = every group) followed by pipelined unicast follow-ups for every
+ * straggler (status-poll.ts). Devices in scope that stay silent through it go offline.
  */
+import type { Clock } from '../../clock.ts';
 import { ValidationError } from '../../errors.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
 import type { GroupService } from './groups.ts';
+import { FOLLOW_UP_ATTEMPTS, pollFleet } from './status-poll.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from './unicast-pipeline.ts';
+import { radioPace } from './radio-pace.ts';
 
 export interface StatusRequest {
   selection?: Addr[];
@@ -28,6 +33,7 @@ export class StatusService {
       registry: DeviceRegistry;
       groups: GroupService;
       tasks: TaskManager;
+      clock: Clock;
     },
   ) {}
 
@@ -48,34 +54,60 @@ export class StatusService {
       try {
         if (selection) {
           inScope = selection.filter((a) => registry.find(a));
-          for (const [i, addr] of inScope.entries()) {
-            ctx.checkpoint();
-            ctx.setMeta({ ...meta, stage: 'POLL', index: i + 1, total: inScope.length, addr });
-            const dev = registry.find(addr);
-            if (!dev) continue;
-            const r = await driver.statusUnicast(addr, dev.groupId, { priority: 'bulk', signal: ctx.signal });
-            if (r.ok) answered.add(addr);
-          }
+          // Each selected device: unicast STATUS with its stored group, pipelined, with retries.
+          ctx.setMeta({ ...meta, stage: 'POLL', answered: 0, total: inScope.length });
+          await runUnicastPipeline(
+            inScope.map((addr) => ({
+              key: addr,
+              attempt: ({ signal, onSent }) =>
+                driver.statusUnicast(addr, registry.find(addr)?.groupId ?? 0, {
+                  priority: 'bulk',
+                  attempts: 1,
+                  timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
+                  onSent,
+                  ...(signal ? { signal } : {}),
+                }),
+            })),
+            {
+              clock: this.deps.clock,
+              attempts: FOLLOW_UP_ATTEMPTS,
+              burst: { quietMs: radioPace(driver).quietMs('status') },
+              signal: ctx.signal,
+              onOutcome: (o) => {
+                if (o.ok) answered.add(o.key);
+                ctx.setMeta({
+                  ...meta,
+                  stage: 'POLL',
+                  answered: answered.size,
+                  total: inScope.length,
+                  addr: o.key,
+                });
+              },
+            },
+          );
         } else {
           const gid = groupId ?? 255;
-          inScope = registry
+          const targets = registry
             .all()
             .filter((d) => gid === 255 || d.groupId === gid)
-            .map((d) => d.addr);
-          ctx.setMeta({ ...meta, stage: 'POLL', expected: inScope.length });
-          const replies = await driver.statusBroadcast({
-            groupId: gid,
-            expected: inScope.length,
-            // Known devices whose replies collided get asked directly before being called
-            // offline, each with its stored group (a unicast STATUS must carry it, never 255).
-            targets: inScope.flatMap((addr) => {
-              const stored = registry.find(addr)?.groupId;
-              return stored === undefined ? [] : [{ addr, groupId: stored }];
+            .map((d) => ({ addr: d.addr, groupId: d.groupId }));
+          inScope = targets.map((t) => t.addr);
+          ctx.setMeta({ ...meta, stage: 'POLL', answered: 0, total: inScope.length });
+          const heard = await pollFleet(driver, this.deps.clock, ctx, gid, targets, (p) =>
+            ctx.setMeta({
+              ...meta,
+              stage: p.stage,
+              answered: p.answered,
+              total: p.expected,
+              ...(p.group !== undefined ? { group: p.group } : {}),
+              ...(p.stragglers !== undefined ? { stragglers: p.stragglers } : {}),
+              message:
+                p.stage === 'POLL'
+                  ? `Polling${p.group !== undefined && p.group !== 255 ? ` group ${p.group}` : ''}: ${p.answered} of ${p.expected} answered`
+                  : `Asking ${p.stragglers ?? 0} silent devices one by one: ${p.answered} of ${p.expected} answered`,
             }),
-            priority: 'bulk',
-            signal: ctx.signal,
-          });
-          for (const r of replies) answered.add(r.addr);
+          );
+          for (const a of heard) answered.add(a);
         }
       } finally {
         registry.counters = {};
