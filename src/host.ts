@@ -63,6 +63,12 @@ export interface HostOverrides {
   otaTimings?: Partial<OtaTimings>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
+  /**
+   * An already running simulated fleet to use instead of a new one (tests, benchmarks: a
+   * host that restarts while the field stays powered). Used with `--gateway sim`; the host
+   * neither starts nor stops it.
+   */
+  sim?: SimOnMemory;
 }
 
 interface GatewayChoice {
@@ -73,7 +79,17 @@ interface GatewayChoice {
   clock: Clock;
 }
 
-async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): Promise<GatewayChoice> {
+async function chooseGateway(
+  cfg: Config,
+  log: Logger,
+  clockOverride?: Clock,
+  external?: SimOnMemory,
+): Promise<GatewayChoice> {
+  if (external && cfg.gateway.kind === 'sim') {
+    log.warn({}, 'using an already running SIMULATED gateway and fleet');
+    const clock = external.fleet.clock;
+    return { linkFactory: external.linkFactory, transport: 'sim', port: 'sim', sim: external, clock };
+  }
   const simClock = (): Clock => clockOverride ?? new ScaledClock(cfg.simTimeScale);
   // Loaded only when used: on real hardware the simulator costs neither start time nor memory.
   const sim = async (clock: Clock): Promise<GatewayChoice> => {
@@ -138,7 +154,8 @@ export async function startHost(
   log: Logger,
   overrides: HostOverrides = {},
 ): Promise<HostHandle> {
-  const gw = await chooseGateway(cfg, log, overrides.simClock);
+  const gw = await chooseGateway(cfg, log, overrides.simClock, overrides.sim);
+  const ownSim = gw.sim !== null && gw.sim !== overrides.sim;
   const clock = gw.clock;
   const bus = new EventBus();
   const store = new Store({ persistence: new FileStatePersistence(cfg.dataDir), bus, clock, log });
@@ -255,7 +272,7 @@ export async function startHost(
   await svc.ledPresets.init();
   await svc.ota.recover();
   unsubs.push(registry.attach());
-  gw.sim?.fleet.start();
+  if (ownSim) gw.sim?.fleet.start();
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();
   phase = 'ready';
@@ -275,7 +292,7 @@ export async function startHost(
     close: async () => {
       if (closed) return;
       closed = true;
-      await shutdown(svc, app, sse, gw.sim);
+      await shutdown(svc, app, sse, ownSim ? gw.sim : null);
       for (const u of unsubs) u();
     },
   };
