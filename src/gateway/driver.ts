@@ -36,6 +36,7 @@ import type {
   SendOptions,
   StatusResult,
   TxOutcome,
+  UnicastTiming,
 } from './types.ts';
 
 export type { CreateGatewayDriverOptions, DriverDiagnostics, LightnetGatewayDriver } from './driver-types.ts';
@@ -348,11 +349,15 @@ class Driver implements LightnetGatewayDriver {
     return broadcasts.statusBroadcast(this.ctx, this.untilStop(opts));
   }
 
-  statusUnicast(addr: Addr, groupId: number, opts: SendOptions = {}): Promise<Reply<StatusResult>> {
+  statusUnicast(
+    addr: Addr,
+    groupId: number,
+    opts: SendOptions & UnicastTiming = {},
+  ): Promise<Reply<StatusResult>> {
     return ops.statusUnicast(this.ctx, addr, groupId, this.untilStop(opts));
   }
 
-  setGroup(addr: Addr, groupId: number, opts: SendOptions = {}): Promise<Reply<AckResult>> {
+  setGroup(addr: Addr, groupId: number, opts: SendOptions & UnicastTiming = {}): Promise<Reply<AckResult>> {
     return ops.setGroup(this.ctx, addr, groupId, this.untilStop(opts));
   }
 

@@ -20,6 +20,7 @@ import type {
   StatusResult,
   TxFailure,
   TxOutcome,
+  UnicastTiming,
 } from './types.ts';
 
 export interface DriverLog {
@@ -160,14 +161,17 @@ export function statusUnicast(
   ctx: OpContext,
   addr: Addr,
   groupId: number,
-  opts: SendOptions,
+  opts: SendOptions & UnicastTiming,
 ): Promise<Reply<StatusResult>> {
   return unicastWithRetries(
     ctx,
     addr,
     { op: 'STATUS', groupId, flags: 0 },
     { opcode: OPC.STATUS, kind: 'STATUS_REPLY' },
-    { timeoutMs: ctx.windows().statusUnicastMs, attempts: 1 },
+    {
+      timeoutMs: callerWindow(ctx, opts.timeoutMs, 'status') ?? ctx.windows().statusUnicastMs,
+      attempts: opts.attempts ?? 1,
+    },
     opts,
     `STATUS to ${addr}`,
     (p) => ({ addr: p.packet.sender, reply: replyAs(p, 'STATUS_REPLY'), rssi: p.rssi, snr: p.snr, ts: p.ts }),
@@ -178,14 +182,17 @@ export async function setGroup(
   ctx: OpContext,
   addr: Addr,
   groupId: number,
-  opts: SendOptions,
+  opts: SendOptions & UnicastTiming,
 ): Promise<Reply<AckResult>> {
   const r = await unicastWithRetries(
     ctx,
     addr,
     { op: 'SET_GROUP', groupId },
     { ackOf: OPC.SET_GROUP },
-    { timeoutMs: ctx.windows().setGroupTimeoutMs, attempts: ctx.options.setGroupAttempts },
+    {
+      timeoutMs: callerWindow(ctx, opts.timeoutMs, 'ack') ?? ctx.windows().setGroupTimeoutMs,
+      attempts: opts.attempts ?? ctx.options.setGroupAttempts,
+    },
     opts,
     `SET_GROUP to ${addr}`,
     ackResult,

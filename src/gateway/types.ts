@@ -72,6 +72,12 @@ export interface ConfigReadResult {
   data: readonly [number, number, number, number];
 }
 
+/** Per-call overrides of a unicast's attempts and per-attempt reply window (SF7/125 kHz ms). */
+export interface UnicastTiming {
+  attempts?: number;
+  timeoutMs?: number;
+}
+
 /** Outcome of a unicast request that expects an answer. */
 export type Reply<T> = { ok: true; value: T } | { ok: false; reason: TxFailure | 'no_reply'; detail: string };
 
@@ -158,12 +164,21 @@ export interface GatewayDriver {
       onReply?: (r: StatusResult) => void;
     } & SendOptions,
   ): Promise<StatusResult[]>;
-  statusUnicast(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<StatusResult>>;
+  /**
+   * Unicast STATUS (one attempt of 1.15 s by default). `attempts` and `timeoutMs` override
+   * the defaults; a `timeoutMs` is an SF7/125 kHz value, stretched at slower RF settings.
+   */
+  statusUnicast(
+    addr: Addr,
+    groupId: number,
+    opts?: SendOptions & UnicastTiming,
+  ): Promise<Reply<StatusResult>>;
   /**
    * SET_GROUP with ACK wait and retries (1.5 s × 3 by default at SF7/125 kHz; every reply
-   * window grows with the airtime at slower RF settings, see options.ts).
+   * window grows with the airtime at slower RF settings, see options.ts). `attempts` and
+   * `timeoutMs` override them (pipelines do their own retries with one attempt each).
    */
-  setGroup(addr: Addr, groupId: number, opts?: SendOptions): Promise<Reply<AckResult>>;
+  setGroup(addr: Addr, groupId: number, opts?: SendOptions & UnicastTiming): Promise<Reply<AckResult>>;
   /**
    * CONFIG with ACK wait; per-attempt timeout and attempts overridable. A `timeoutMs` is
    * meant for SF7/125 kHz and is stretched like the defaults at slower RF settings.
