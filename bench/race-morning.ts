@@ -86,7 +86,10 @@ async function runOne(n: number, seed: number): Promise<Row> {
   const clock = new SteppedClock(1).start();
   const sim = startSimOnMemory({ nodes: n, seed, clock, autoStart: false, gatewayUp: true, lossRate: 0.05 });
   const state: StateModel = {
-    devices: sim.fleet.nodes.map((node) => ({ ...newDevice(node.addr, node.mac, node.devType), groupId: GROUP })),
+    devices: sim.fleet.nodes.map((node) => ({
+      ...newDevice(node.addr, node.mac, node.devType),
+      groupId: GROUP,
+    })),
     groups: [{ id: GROUP, name: 'Track', dev_type: 0 }],
     native_presets: [],
     scenes: [],
@@ -101,6 +104,7 @@ async function runOne(n: number, seed: number): Promise<Row> {
   };
   let host: HostHandle;
   if (mode === 'power-up') {
+    sim.fleet.start({ nodes: false });
     host = await start();
     if (persist) sim.fleet.faults.masterPersistence(true);
     sim.fleet.start();
@@ -148,10 +152,10 @@ async function runOne(n: number, seed: number): Promise<Row> {
   await waitUntil(clock, () => host.services.tasks.current()?.state !== 'running', 300_000);
   const result = host.services.tasks.current()?.result as { updated?: number } | null;
   const gw = sim.fleet.gateway.addr;
-  const healthy = new Set(sim.fleet.nodes.filter((x) => x.groupId === GROUP && x.master === gw).map((x) => x.addr));
-  const wronglyOffline = host.services.registry
-    .all()
-    .filter((d) => healthy.has(d.addr) && !d.online).length;
+  const healthy = new Set(
+    sim.fleet.nodes.filter((x) => x.groupId === GROUP && x.master === gw).map((x) => x.addr),
+  );
+  const wronglyOffline = host.services.registry.all().filter((d) => healthy.has(d.addr) && !d.online).length;
   void snap;
   for (const h of hosts) await h.close();
   sim.stop();
@@ -172,7 +176,9 @@ const fmt = (v: number | null): string => (v === null ? '—' : v.toFixed(1));
 console.log(
   `race morning — mode ${mode}${persist ? ' (master persistence on)' : ''}, SF7, 5 % loss, budget ${budgetMs / 1000} s (simulated s)`,
 );
-console.log('| fleet | seed | 50 % | 90 % | 99 % | 100 % | restored | SET_GROUP/node | poll answered | wrongly offline |');
+console.log(
+  '| fleet | seed | 50 % | 90 % | 99 % | 100 % | restored | SET_GROUP/node | poll answered | wrongly offline |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const n of sizes) {
   for (const seed of seeds) {

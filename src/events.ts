@@ -6,6 +6,7 @@
 import { TypedEmitter } from './util/typed-emitter.ts';
 import type { MasterSnapshot } from './gateway/types.ts';
 import type { GatewaySnapshot } from './services/master-view.ts';
+import type { RecoveryProgress } from './services/recovery-types.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-manager.ts';
 
@@ -30,6 +31,8 @@ export interface AppEvents extends Record<string, unknown> {
   master: MasterSnapshot;
   gateway: GatewaySnapshot;
   scene_progress: SceneProgress;
+  /** Field recovery progress (rejoining nodes being put back into their groups). */
+  recovery: RecoveryProgress;
 }
 
 export class EventBus extends TypedEmitter<AppEvents> {}

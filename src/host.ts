@@ -36,6 +36,8 @@ import { mirrorSentFrames } from './services/scene-mirror.ts';
 import { WireOverheadCalibration } from './services/overhead-calibration.ts';
 import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
+import { RecoveryService } from './services/recovery.ts';
+import { RestoreGroupsTask } from './services/recovery-task.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -173,6 +175,14 @@ export async function startHost(
   const master = new MasterView(driver, bus, clock);
   const registry = new DeviceRegistry(store, driver, clock, log);
   const groups = new GroupService(store);
+  const recovery = new RecoveryService({
+    driver,
+    registry,
+    store,
+    clock,
+    bus,
+    log: log.child({ mod: 'recovery' }),
+  });
   const nativePresets = new NativePresetService({ store, clock, log });
   const scenes = new SceneService({ store, clock, log, presets: nativePresets });
   const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
@@ -215,6 +225,8 @@ export async function startHost(
     groups,
     discovery: new DiscoveryService({ driver, registry, groups, tasks }),
     status: new StatusService({ driver, registry, groups, tasks }),
+    recovery,
+    restoreGroups: new RestoreGroupsTask({ recovery, registry, groups, tasks, clock }),
     deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
     control: new ControlService({ store, driver, registry, groups, master, log }),
     wifi: new HostWifiService(cfg.wifi, runner, log),
@@ -272,6 +284,8 @@ export async function startHost(
   await svc.ledPresets.init();
   await svc.ota.recover();
   unsubs.push(registry.attach());
+  // Before the driver starts: its first connection is the recovery's start trigger.
+  unsubs.push(recovery.attach());
   if (ownSim) gw.sim?.fleet.start();
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();
@@ -339,6 +353,7 @@ async function shutdown(
   }
   // An OTA run that could not finish its own restore in time left its lease behind.
   await svc.ota.recover();
+  await svc.recovery.stop();
   // Radio first, so no reply can change state after the final flush.
   await svc.driver.stop();
   sim?.stop();

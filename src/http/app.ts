@@ -23,6 +23,7 @@ import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
+import { recoveryRoutes } from './routes/recovery.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -98,7 +99,7 @@ export async function buildApp(
 
   const sse = new SseHub(
     svc.bus,
-    () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
+    () => ({ master: svc.master.snapshot(), task: svc.tasks.current(), recovery: svc.recovery.progress() }),
     svc.log,
   );
   const sseHandler = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
@@ -122,6 +123,7 @@ export async function buildApp(
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
+      await api.register(recoveryRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

@@ -19,6 +19,8 @@ import type { NativePresetService } from './native-presets.ts';
 import type { SceneService } from './scenes.ts';
 import type { SceneDispatchService } from './scene-dispatch.ts';
 import type { StatusService } from './status.ts';
+import type { RecoveryService } from './recovery.ts';
+import type { RestoreGroupsTask } from './recovery-task.ts';
 import type { SpecialsService } from './specials.ts';
 import type { SpecialsActions } from './specials-actions.ts';
 import type { SpecialsSchema } from './specials-schema.ts';
@@ -35,6 +37,10 @@ export interface AppServices {
   groups: GroupService;
   discovery: DiscoveryService;
   status: StatusService;
+  /** Field recovery: rejoining nodes restored into their stored groups. */
+  recovery: RecoveryService;
+  /** The operator's "Restore groups" task. */
+  restoreGroups: RestoreGroupsTask;
   deviceMeta: DeviceMetaService;
   control: ControlService;
   wifi: HostWifiService;

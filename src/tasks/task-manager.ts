@@ -16,6 +16,7 @@ export const TASK_NAMES = [
   'special_config',
   'presets_download',
   'fwupdate',
+  'restore_groups',
 ] as const;
 export type TaskName = (typeof TASK_NAMES)[number];
 
