@@ -146,7 +146,9 @@ async function runOne(n: number, seed: number): Promise<Row> {
   );
   off();
   const restored = restoredCount(sim);
-  // The first status poll after recovery: which healthy (restored) nodes does it call offline?
+  // The first status poll after recovery (once the host's own recovery is idle, within
+  // the budget): which healthy (restored) nodes does it call offline?
+  await waitUntil(clock, () => !host.services.recovery.progress().active, budgetMs);
   await waitUntil(clock, () => !host.services.tasks.isRunning(), 60_000);
   const snap = host.services.status.start({ groupId: 255 });
   await waitUntil(clock, () => host.services.tasks.current()?.state !== 'running', 300_000);

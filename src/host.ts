@@ -36,7 +36,7 @@ import { mirrorSentFrames } from './services/scene-mirror.ts';
 import { WireOverheadCalibration } from './services/overhead-calibration.ts';
 import { createSpecials } from './services/specials-wiring.ts';
 import { StatusService } from './services/status.ts';
-import { RecoveryService } from './services/recovery.ts';
+import { RecoveryService, type RecoveryOptions } from './services/recovery.ts';
 import { RestoreGroupsTask } from './services/recovery-task.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -63,6 +63,8 @@ export interface HostOverrides {
   driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
   /** OTA workflow timings (tests shrink them). */
   otaTimings?: Partial<OtaTimings>;
+  /** Field recovery options (tests, benchmarks). */
+  recoveryOptions?: Partial<RecoveryOptions>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
   /**

@@ -28,6 +28,8 @@ export class RecoverySweep {
   private running: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private abort = new AbortController();
+  /** Ends the current pass early (its in-flight exchanges finish): a new pass order is due. */
+  private passAbort: AbortController | null = null;
   private stopped = false;
 
   constructor(
@@ -44,10 +46,16 @@ export class RecoverySweep {
     return this.running !== null;
   }
 
-  /** Starts the loop (after `settleMs` when `settle`), or wakes it for new entries. */
-  kick(settle: boolean): void {
+  /**
+   * Starts the loop (after `settleMs` when `settle`), or wakes it for new entries; with
+   * `restart` the pass under way ends early so that the next one starts over in order
+   * (a field was just switched on: the nodes a long pass already tried while they were
+   * still dark must not wait for its end).
+   */
+  kick(settle: boolean, restart = false): void {
     if (this.stopped) return;
     if (this.running) {
+      if (restart) this.passAbort?.abort();
       this.wake?.();
       return;
     }
@@ -115,17 +123,25 @@ export class RecoverySweep {
         }
       },
     }));
+    const passAbort = new AbortController();
+    this.passAbort = passAbort;
+    const stopAll = (): void => passAbort.abort();
+    this.abort.signal.addEventListener('abort', stopAll);
     const outcomes = await runUnicastPipeline(jobs, {
       clock,
       depth: opts.depth,
       attempts: opts.attemptsPerPass,
-      signal: this.abort.signal,
+      signal: passAbort.signal,
+      // A restarted pass lets its exchanges finish: an ACK on the way still counts.
+      abortInFlight: false,
       settled: (key) => !host.has(key),
       accept: (v) => v === null || (typeof v === 'object' && (v as { ok?: boolean }).ok !== false),
     });
+    this.abort.signal.removeEventListener('abort', stopAll);
+    this.passAbort = null;
     const now = clock.now();
     for (const o of outcomes) {
-      if (o.ok || o.reason === 'skipped') continue;
+      if (o.ok || o.reason === 'skipped' || o.attempts === 0) continue;
       const e = due.find((x) => x.addr === o.key);
       if (!e || !host.has(e.addr)) continue;
       e.passes++;

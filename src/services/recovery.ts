@@ -126,13 +126,33 @@ export class RecoveryService {
    * Makes nodes rejoining (known, stored group ≠ 0) and starts or wakes the sweep. Nodes
    * already rejoining keep their entry. Returns the addresses added.
    */
-  add(addrs: Iterable<Addr>, trigger: RecoveryTrigger, opts: { settle?: boolean } = {}): Addr[] {
+  add(
+    addrs: Iterable<Addr>,
+    trigger: RecoveryTrigger,
+    opts: { settle?: boolean; renew?: boolean } = {},
+  ): Addr[] {
     const { registry, clock, store } = this.deps;
     const now = clock.now();
     const added: Device[] = [];
+    let renewed = 0;
     for (const a of addrs) {
       const d = registry.find(a);
-      if (!d || d.groupId === 0 || this.entries.has(a)) continue;
+      if (!d || d.groupId === 0) continue;
+      const old = this.entries.get(a);
+      if (old) {
+        // A power-up seen now: what the node did while it was dark says nothing any more.
+        if (opts.renew && old.since < now - this.opts.burstWindowMs) {
+          Object.assign(old, {
+            trigger,
+            since: now,
+            deadline: now + this.opts.budgetMs,
+            passes: 0,
+            nextAt: now,
+          });
+          renewed++;
+        }
+        continue;
+      }
       if (this.entries.size === 0 && !this.progressState.active) this.beginEpisode(trigger);
       this.entries.set(a, {
         addr: a,
@@ -147,6 +167,7 @@ export class RecoveryService {
       });
       added.push(d);
     }
+    if (renewed > 0) this.sweep.kick(false, true);
     if (added.length === 0) return [];
     this.progressState.total += added.length;
     store.changed(['DEVICES'], 'lazy', added);
@@ -155,7 +176,7 @@ export class RecoveryService {
       'restoring known nodes',
     );
     this.publish();
-    this.sweep.kick(opts.settle ?? true);
+    this.sweep.kick(opts.settle ?? true, renewed > 0);
     return added.map((d) => d.addr);
   }
 
@@ -209,7 +230,9 @@ export class RecoveryService {
         // since the burst began is presumed rebooted, heard or not.
         const since = this.announcements[0] ?? now;
         this.announcements = [];
-        this.add(this.unconfirmedSince(since - this.opts.burstWindowMs), 'boot_announcements');
+        this.add(this.unconfirmedSince(since - this.opts.burstWindowMs), 'boot_announcements', {
+          renew: true,
+        });
       }
     }
   }
