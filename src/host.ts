@@ -65,6 +65,8 @@ export interface HostOverrides {
   otaTimings?: Partial<OtaTimings>;
   /** Field recovery options (tests, benchmarks). */
   recoveryOptions?: Partial<RecoveryOptions>;
+  /** Field recovery options (tests, benchmarks). */
+  recoveryOptions?: Partial<RecoveryOptions>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
   /**
