@@ -22,6 +22,7 @@ import type { Config } from '../src/config.ts';
 import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { startHost, type HostHandle } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
+import type { RecoveryOptions } from '../src/services/recovery.ts';
 import { startSimOnMemory, type SimOnMemory } from '../src/sim/sim-host.ts';
 import { FileStatePersistence } from '../src/state/persistence.ts';
 
@@ -37,6 +38,8 @@ const mode = arg('mode', 'power-up') as Mode;
 const persist = process.argv.includes('--persist');
 const budgetMs = Number(arg('budget-s', '300')) * 1000;
 const GROUP = 1;
+/** Recovery option overrides for tuning runs, e.g. --tune '{"depth":3}'. */
+const tuning = JSON.parse(arg('tune', '{}')) as Partial<RecoveryOptions>;
 
 interface Row {
   n: number;
@@ -98,7 +101,11 @@ async function runOne(n: number, seed: number): Promise<Row> {
   await new FileStatePersistence(dataDir).write(state);
   const hosts: HostHandle[] = [];
   const start = async (): Promise<HostHandle> => {
-    const h = await startHost(config(dataDir, n, seed), silentLogger(), { simClock: clock, sim });
+    const h = await startHost(config(dataDir, n, seed), silentLogger(), {
+      simClock: clock,
+      sim,
+      recoveryOptions: tuning,
+    });
     hosts.push(h);
     return h;
   };
@@ -157,7 +164,10 @@ async function runOne(n: number, seed: number): Promise<Row> {
   const healthy = new Set(
     sim.fleet.nodes.filter((x) => x.groupId === GROUP && x.master === gw).map((x) => x.addr),
   );
-  const wronglyOffline = host.services.registry.all().filter((d) => healthy.has(d.addr) && !d.online).length;
+  const reg = host.services.registry;
+  const wronglyOffline = reg
+    .all()
+    .filter((d) => healthy.has(d.addr) && reg.linkState(d) === 'offline').length;
   void snap;
   for (const h of hosts) await h.close();
   sim.stop();
@@ -176,7 +186,7 @@ async function runOne(n: number, seed: number): Promise<Row> {
 
 const fmt = (v: number | null): string => (v === null ? '—' : v.toFixed(1));
 console.log(
-  `race morning — mode ${mode}${persist ? ' (master persistence on)' : ''}, SF7, 5 % loss, budget ${budgetMs / 1000} s (simulated s)`,
+  `race morning — mode ${mode}${arg('tune', '') ? ` tune ${arg('tune', '')}` : ''}${persist ? ' (master persistence on)' : ''}, SF7, 5 % loss, budget ${budgetMs / 1000} s (simulated s)`,
 );
 console.log(
   '| fleet | seed | 50 % | 90 % | 99 % | 100 % | restored | SET_GROUP/node | poll answered | wrongly offline |',

@@ -65,8 +65,6 @@ export interface HostOverrides {
   otaTimings?: Partial<OtaTimings>;
   /** Field recovery options (tests, benchmarks). */
   recoveryOptions?: Partial<RecoveryOptions>;
-  /** Field recovery options (tests, benchmarks). */
-  recoveryOptions?: Partial<RecoveryOptions>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
   /**
@@ -179,14 +177,13 @@ export async function startHost(
   const master = new MasterView(driver, bus, clock);
   const registry = new DeviceRegistry(store, driver, clock, log);
   const groups = new GroupService(store);
-  const recovery = new RecoveryService({
-    driver,
-    registry,
-    store,
-    clock,
-    bus,
-    log: log.child({ mod: 'recovery' }),
-  });
+  const recovery = new RecoveryService(
+    { driver, registry, store, clock, bus, log: log.child({ mod: 'recovery' }) },
+    {
+      ...(cfg.restoreBudgetS !== undefined ? { budgetMs: cfg.restoreBudgetS * 1000 } : {}),
+      ...overrides.recoveryOptions,
+    },
+  );
   const nativePresets = new NativePresetService({ store, clock, log });
   const scenes = new SceneService({ store, clock, log, presets: nativePresets });
   const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
