@@ -33,6 +33,8 @@ export * from './recovery-types.ts';
 
 /** At most this often a progress event (the UI's status bar), plus the first and last. */
 const PROGRESS_EVERY_MS = 250;
+/** Power-on to the first boot announcement: boot ~0.8 s + 1 s (§8.6), with a margin. */
+const BOOT_TO_ANNOUNCE_MS = 3000;
 
 export interface RecoveryDeps {
   driver: GatewayDriver;
@@ -56,6 +58,7 @@ export class RecoveryService {
   private connectedOnce = false;
   private wasReady = false;
   private progressTimer: { cancel(): void } | null = null;
+  private lingerTimer: { cancel(): void } | null = null;
   private lastProgressAt = -Infinity;
 
   constructor(
@@ -106,6 +109,7 @@ export class RecoveryService {
 
   async stop(): Promise<void> {
     this.progressTimer?.cancel();
+    this.lingerTimer?.cancel();
     await this.sweep.stop();
   }
 
@@ -230,7 +234,9 @@ export class RecoveryService {
         // since the burst began is presumed rebooted, heard or not.
         const since = this.announcements[0] ?? now;
         this.announcements = [];
-        this.add(this.unconfirmedSince(since - this.opts.burstWindowMs), 'boot_announcements', {
+        // A node announces ~1.8 s after power-on (§8.6): anything confirmed before that
+        // moment may have rebooted since.
+        this.add(this.unconfirmedSince(since - BOOT_TO_ANNOUNCE_MS), 'boot_announcements', {
           renew: true,
         });
       }
@@ -313,8 +319,22 @@ export class RecoveryService {
     };
   }
 
+  /**
+   * An episode ends once nothing is rejoining for a burst window: a field power-up starts
+   * with single announcements, and the burst that follows belongs to the same episode
+   * (one "Restoring n/total", not a run of 1/1 bars).
+   */
   private endEpisodeIfIdle(): void {
-    if (this.entries.size > 0 || !this.progressState.active) return;
+    if (this.entries.size > 0 || !this.progressState.active || this.lingerTimer) return;
+    this.lingerTimer = this.deps.clock.setTimeout(() => {
+      this.lingerTimer = null;
+      if (this.entries.size > 0 || !this.progressState.active) return;
+      this.finishEpisode();
+      this.publish();
+    }, this.opts.burstWindowMs);
+  }
+
+  private finishEpisode(): void {
     this.progressState.active = false;
     this.progressState.ended_ts = this.deps.clock.now() / 1000;
     const { total, restored, failed } = this.progressState;
