@@ -14,7 +14,7 @@
  * reboot — the field is up and bound, then all of it reboots at once (faults.rebootFleet);
  * host-after — the field is up and bound to an earlier host run when a new host starts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
@@ -22,9 +22,9 @@ import type { Config } from '../src/config.ts';
 import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { startHost, type HostHandle } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
-import type { RecoveryOptions } from '../src/services/recovery.ts';
+import type { RecoveryOptions } from '../src/services/devices/index.ts';
 import { startSimOnMemory, type SimOnMemory } from '../src/sim/sim-host.ts';
-import { FileStatePersistence } from '../src/state/persistence.ts';
+import { serializeState } from '../src/state/migrations.ts';
 
 type Mode = 'power-up' | 'reboot' | 'host-after';
 
@@ -98,7 +98,7 @@ async function runOne(n: number, seed: number): Promise<Row> {
     scenes: [],
     settings: { led_presets_file: null },
   };
-  await new FileStatePersistence(dataDir).write(state);
+  await writeFile(join(dataDir, 'state.json'), serializeState(state));
   const hosts: HostHandle[] = [];
   const start = async (): Promise<HostHandle> => {
     const h = await startHost(config(dataDir, n, seed), silentLogger(), {

@@ -10,6 +10,7 @@ export const TASK_LABEL: Record<string, string> = {
   presets_download: 'Preset download',
   fwupdate: 'Firmware update',
   restore_groups: 'Restore groups',
+  link_test: 'Link test',
 };
 
 export const taskLabel = (name: string): string => TASK_LABEL[name] ?? name;
