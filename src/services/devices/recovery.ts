@@ -248,6 +248,9 @@ export class RecoveryService {
     const { driver, clock, registry, log } = this.deps;
     if (groupId !== 0) this.add([addr], 'announcement', { settle: false });
     const now = clock.now();
+    const known = this.entries.get(addr);
+    // It is alive now: whatever time it spent dark does not count against its budget.
+    if (known) known.deadline = Math.max(known.deadline, now + this.opts.budgetMs);
     if (now - (this.cooldown.get(addr) ?? -Infinity) < this.opts.immediateCooldownMs) return;
     if (this.immediateRunning >= this.opts.immediateParallel) return;
     const e = this.entries.get(addr);

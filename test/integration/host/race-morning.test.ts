@@ -64,7 +64,7 @@ describe('race morning: the field powers up and the host restores it', () => {
     { timeout: LONG },
     async () => {
       await withHost(
-        { nodes: NODES, seed: 5, overrides: { recoveryOptions: { budgetMs: 30_000 } } },
+        { nodes: NODES, seed: 5, overrides: { recoveryOptions: { budgetMs: 60_000 } } },
         async (h) => {
           const known = (await discoverAll(h, { newGroupName: 'Track' })).map((r) => r.addr);
           const faults = h.host.sim?.fleet.faults;
@@ -97,7 +97,7 @@ describe('race morning: the field powers up and the host restores it', () => {
           const row = rows.find((r) => r.addr === dead);
           expect(row).toMatchObject({ state: 'offline', online: false, group_pending: true, groupId: 1 });
           expect(String(row?.offline_reason)).toMatch(
-            /did not answer \d+ group restores \(SET_GROUP\) within 30 s/,
+            /did not answer \d+ group restores \(SET_GROUP\) within 60 s/,
           );
           expect(boundInGroup(h, 1)).toHaveLength(known.length - 1);
         },
