@@ -22,6 +22,8 @@ export interface Config {
   password: string | null;
   logLevel: string;
   configFile: string | null;
+  /** Seconds the host keeps restoring a rebooted known node before calling it offline. */
+  restoreBudgetS?: number;
 }
 
 const DEFAULTS = {
@@ -36,6 +38,7 @@ const DEFAULTS = {
   wifi: '',
   password: '',
   'log-level': 'info',
+  'restore-budget': '300',
 } as const;
 type OptionName = keyof typeof DEFAULTS;
 
@@ -71,6 +74,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--wifi <backend>', 'host WiFi backend: nmcli | none (default nmcli when nmcli exists)')
     .option('--password <pw>', 'require this password for every route but /api/health')
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent (default info)')
+    .option(
+      '--restore-budget <s>',
+      'seconds to keep putting a rebooted known node back into its group before calling it offline (default 300)',
+    )
     .option('--config <file>', 'JSON file with any of these options');
   program.parse(argv, { from: 'user' });
   const flags = program.opts<Record<string, string | undefined>>();
@@ -132,5 +139,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     password: pick('password') || null,
     logLevel,
     configFile,
+    restoreBudgetS: parse(numberIn('restore-budget', 10, 3600), pick('restore-budget')),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { TypedEmitter } from './util/typed-emitter.ts';
 import type { GatewaySnapshot, MasterSnapshot } from './gateway/types.ts';
+import type { RecoveryProgress } from './services/devices/recovery-types.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-types.ts';
 
@@ -29,6 +30,8 @@ export interface AppEvents extends Record<string, unknown> {
   master: MasterSnapshot;
   gateway: GatewaySnapshot;
   scene_progress: SceneProgress;
+  /** Field recovery progress (rejoining nodes being put back into their groups). */
+  recovery: RecoveryProgress;
 }
 
 export class EventBus extends TypedEmitter<AppEvents> {}

@@ -12,7 +12,7 @@ import type { GatewayDriver } from './gateway/types.ts';
 import { buildApp } from './http/app.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
-import { createDevices } from './services/devices/index.ts';
+import { createDevices, type RecoveryOptions } from './services/devices/index.ts';
 import { createHistory, type HistoryOptions } from './services/history/index.ts';
 import { createLinkTest } from './services/link-test/index.ts';
 import { LogBuffer, teeLogger } from './services/logs/index.ts';
@@ -48,8 +48,16 @@ export interface HostOverrides {
   driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
   /** OTA workflow timings (tests shrink them). */
   otaTimings?: Partial<OtaTimings>;
+  /** Field recovery options (tests, benchmarks). */
+  recoveryOptions?: Partial<RecoveryOptions>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
+  /**
+   * An already running simulated fleet to use instead of a new one (tests, benchmarks: a
+   * host that restarts while the field stays powered). Used with `--gateway sim`; the host
+   * neither starts nor stops it.
+   */
+  sim?: SimOnMemory;
   /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
   history?: Partial<HistoryOptions>;
 }
@@ -62,7 +70,17 @@ interface GatewayChoice {
   clock: Clock;
 }
 
-async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): Promise<GatewayChoice> {
+async function chooseGateway(
+  cfg: Config,
+  log: Logger,
+  clockOverride?: Clock,
+  external?: SimOnMemory,
+): Promise<GatewayChoice> {
+  if (external && cfg.gateway.kind === 'sim') {
+    log.warn({}, 'using an already running SIMULATED gateway and fleet');
+    const clock = external.fleet.clock;
+    return { linkFactory: external.linkFactory, transport: 'sim', port: 'sim', sim: external, clock };
+  }
   const simClock = (): Clock => clockOverride ?? new ScaledClock(cfg.simTimeScale);
   // Loaded only when used: on real hardware the simulator costs neither start time nor memory.
   const sim = async (clock: Clock): Promise<GatewayChoice> => {
@@ -131,7 +149,8 @@ export async function startHost(
   // also keeps debug-level device events (timestamps on wall time, like the console's).
   const logs = new LogBuffer(new ScaledClock(1));
   const log = teeLogger(processLog, logs, 'debug');
-  const gw = await chooseGateway(cfg, log, overrides.simClock);
+  const gw = await chooseGateway(cfg, log, overrides.simClock, overrides.sim);
+  const ownSim = gw.sim !== null && gw.sim !== overrides.sim;
   const clock = gw.clock;
   const bus = new EventBus();
   const store = new Store({ persistence: new FileStatePersistence(cfg.dataDir), bus, clock, log });
@@ -146,7 +165,18 @@ export async function startHost(
     options:
       gw.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
   });
-  const devices = createDevices({ store, driver, bus, tasks, clock, log });
+  const devices = createDevices({
+    store,
+    driver,
+    bus,
+    tasks,
+    clock,
+    log,
+    recovery: {
+      ...(cfg.restoreBudgetS !== undefined ? { budgetMs: cfg.restoreBudgetS * 1000 } : {}),
+      ...overrides.recoveryOptions,
+    },
+  });
   const { registry, master } = devices;
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
@@ -245,7 +275,9 @@ export async function startHost(
   await svc.ledPresets.init();
   await svc.ota.recover();
   unsubs.push(registry.attach(), history.attach());
-  gw.sim?.fleet.start();
+  // Before the driver starts: its first connection is the recovery's start trigger.
+  unsubs.push(devices.recovery.attach());
+  if (ownSim) gw.sim?.fleet.start();
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();
   phase = 'ready';
@@ -265,7 +297,7 @@ export async function startHost(
     close: async () => {
       if (closed) return;
       closed = true;
-      await shutdown(svc, app, sse, gw.sim);
+      await shutdown(svc, app, sse, ownSim ? gw.sim : null);
       for (const u of unsubs) u();
     },
   };
@@ -312,6 +344,7 @@ async function shutdown(
   }
   // An OTA run that could not finish its own restore in time left its lease behind.
   await svc.ota.recover();
+  await svc.recovery.stop();
   // Radio first, so no reply can change state after the final flush.
   await svc.driver.stop();
   sim?.stop();

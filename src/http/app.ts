@@ -25,6 +25,7 @@ import { wifiRoutes } from './routes/wifi.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { linkRoutes } from './routes/links.ts';
 import { installActivityHooks } from './activity-hooks.ts';
+import { recoveryRoutes } from './routes/recovery.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -103,7 +104,7 @@ export async function buildApp(
 
   const sse = new SseHub(
     svc.bus,
-    () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
+    () => ({ master: svc.master.snapshot(), task: svc.tasks.current(), recovery: svc.recovery.progress() }),
     svc.log,
     svc.logs,
   );
@@ -131,6 +132,7 @@ export async function buildApp(
       await api.register(wifiRoutes(svc));
       await api.register(activityRoutes(svc));
       await api.register(linkRoutes(svc));
+      await api.register(recoveryRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

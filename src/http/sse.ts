@@ -17,6 +17,7 @@ import { refreshTokens, type RefreshToken } from '../state/scopes.ts';
 import type { TaskSnapshot } from '../tasks/task-manager.ts';
 import type { MasterSnapshot } from '../gateway/types.ts';
 import type { LogBuffer, LogEntry } from '../services/logs/index.ts';
+import type { RecoveryProgress } from '../services/devices/index.ts';
 
 export const SSE_KEEPALIVE_MS = 2000;
 const REFRESH_COALESCE_MS = 100;
@@ -52,7 +53,11 @@ export class SseHub {
 
   constructor(
     bus: EventBus,
-    private readonly seed: () => { master: MasterSnapshot; task: TaskSnapshot | null },
+    private readonly seed: () => {
+      master: MasterSnapshot;
+      task: TaskSnapshot | null;
+      recovery?: RecoveryProgress;
+    },
     private readonly log: Logger,
     logs?: LogBuffer,
   ) {
@@ -63,6 +68,7 @@ export class SseHub {
       bus.on('master', (m) => this.queueMaster(m)),
       bus.on('gateway', (g) => this.broadcast('gateway', g)),
       bus.on('scene_progress', (p) => this.broadcast('scene_progress', p)),
+      bus.on('recovery', (p) => this.broadcast('recovery', p)),
     );
   }
 
@@ -82,8 +88,10 @@ export class SseHub {
       this.logClients++;
       session.once('disconnected', () => this.logClients--);
     }
-    const { master, task } = this.seed();
+    const { master, task, recovery } = this.seed();
     session.push(master, 'master');
+    // A client that connects during a field recovery sees its progress at once.
+    if (recovery?.active) session.push(recovery, 'recovery');
     // The `task` payload is always a snapshot: a client that connects before any task ran gets none.
     if (task) session.push(task, 'task');
     this.channel.register(session);

@@ -20,6 +20,7 @@ export interface FaultTargets {
 
 export class Faults {
   private readonly rng: Prng;
+  private fleetReboots = 0;
 
   constructor(private readonly t: FaultTargets) {
     this.rng = t.rng.fork('faults');
@@ -47,6 +48,46 @@ export class Faults {
   /** Power-cycles the node: RAM state lost, boot announcements follow. */
   reboot(addr: string, offlineMs?: number): void {
     this.t.sched.runExternal(() => this.node(addr).reboot(offlineMs));
+  }
+
+  /**
+   * A field power-up while the host runs (race morning, a breaker, a generator swap): a
+   * share of the fleet (seeded choice; all by default) loses power at once and each node
+   * comes back at a seeded moment within `spreadMs`, then boots as the firmware does
+   * (group 0, master forgotten unless persistence is on, boot announcements, §8.1/§8.6).
+   * Nodes that are powered off stay off. Returns the addresses that rebooted.
+   */
+  rebootFleet(opts: { fraction?: number; spreadMs?: number } = {}): string[] {
+    const fraction = opts.fraction ?? 1;
+    if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must be in 0..1 (got ${fraction})`);
+    const spread = Math.max(0, Math.floor(opts.spreadMs ?? 2000));
+    const rng = this.rng.fork(`fleet-reboot-${this.fleetReboots++}`);
+    const live = this.t.nodes.filter((n) => n.isPowered);
+    const count = Math.round(live.length * fraction);
+    // Partial Fisher–Yates: the first `count` of a seeded shuffle.
+    const pick = [...live];
+    for (let i = 0; i < count; i++) {
+      const j = rng.int(i, pick.length - 1);
+      [pick[i], pick[j]] = [pick[j] as SimNode, pick[i] as SimNode];
+    }
+    const chosen = pick.slice(0, count);
+    const offsets = chosen.map(() => rng.int(0, spread));
+    this.t.sched.runExternal(() => {
+      for (const n of chosen) n.powerOff();
+      chosen.forEach((n, i) => {
+        n.rebootCount++;
+        this.t.sched.after(offsets[i] ?? 0, () => n.powerOn());
+      });
+    });
+    return chosen.map((n) => n.addr);
+  }
+
+  /** Master persistence on the node's own settings page (all nodes when no address given). */
+  masterPersistence(on: boolean, addr?: string): void {
+    const nodes = addr === undefined ? this.t.nodes : [this.node(addr)];
+    this.t.sched.runExternal(() => {
+      for (const n of nodes) n.setMasterPersistence(on);
+    });
   }
 
   powerOff(addr: string): void {

@@ -54,7 +54,12 @@ export interface SimFleet {
   readonly clock: Clock;
   /** Node by address (6 hex) or full MAC. */
   node(addr: string): SimNode | undefined;
-  start(): void;
+  /**
+   * Boots the gateway and powers the nodes on (within the boot spread). With `nodes:
+   * false` only the gateway comes up; a later `start()` switches the field on (a host
+   * that is already running when the gates are powered).
+   */
+  start(opts?: { nodes?: boolean }): void;
   stop(): void;
 }
 
@@ -121,7 +126,8 @@ export function createFleet(opts: FleetOptions): SimFleet {
   const faults = new Faults({ air, gateway, nodes, sched, rng: root });
   const spread = Math.max(0, opts.bootSpreadMs ?? 2000);
   const bootOffsets = nodes.map((_, i) => root.fork(`boot-${i}`).int(0, Math.floor(spread)));
-  let started = false;
+  let gatewayStarted = false;
+  let nodesStarted = false;
 
   return {
     gateway,
@@ -137,11 +143,13 @@ export function createFleet(opts: FleetOptions): SimFleet {
         .slice(-6);
       return nodes.find((n) => n.addr === hex);
     },
-    start() {
-      if (started) return;
-      started = true;
+    start(o = {}) {
+      const withNodes = o.nodes ?? true;
       sched.runExternal(() => {
-        gateway.boot(opts.gatewayUp ? 0 : undefined);
+        if (!gatewayStarted) gateway.boot(opts.gatewayUp ? 0 : undefined);
+        gatewayStarted = true;
+        if (!withNodes || nodesStarted) return;
+        nodesStarted = true;
         nodes.forEach((n, i) => sched.after(bootOffsets[i] ?? 0, () => n.powerOn()));
       });
     },

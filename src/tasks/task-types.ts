@@ -12,6 +12,7 @@ export const TASK_NAMES = [
   'presets_download',
   'fwupdate',
   'link_test',
+  'restore_groups',
 ] as const;
 export type TaskName = (typeof TASK_NAMES)[number];
 

@@ -15,12 +15,14 @@ import {
   loadNative,
   loadScenes,
   master,
+  recovery,
   scheduleDevices,
   setTask,
   task,
 } from './store.ts';
 import { toast, toastError } from './toasts.ts';
-import type { Gateway, Master, SceneProgress, Task } from './types.ts';
+import type { Gateway, Master, RecoveryProgress, SceneProgress, Task } from './types.ts';
+import { get } from './api.ts';
 import { describeTaskEnd } from './task-text.ts';
 
 type Listener<T> = (data: T) => void;
@@ -88,6 +90,10 @@ function open(): void {
     retryMs = 1000;
     const wasLost = link.value === 'lost';
     link.value = 'open';
+    // The stream seeds an active recovery; a finished one is fetched so the bar clears.
+    void get<{ recovery: RecoveryProgress }>('recovery')
+      .then((r) => (recovery.value = r.recovery))
+      .catch(() => undefined);
     void loadAll()
       .then(() => {
         for (const fn of reconnectListeners) fn();
@@ -126,6 +132,16 @@ function open(): void {
     const was = gateway.value?.ready;
     gateway.value = g;
     if (was === false && g.ready) toast('Gateway connection re-established');
+  });
+  src.addEventListener('recovery', (e) => {
+    const p = parse<RecoveryProgress>(e as MessageEvent);
+    if (!p) return;
+    const was = recovery.value?.active;
+    recovery.value = p;
+    if (was && !p.active && p.total > 0)
+      toast(
+        `Field restored: ${p.restored} of ${p.total} back in their groups${p.failed ? `, ${p.failed} offline` : ''}`,
+      );
   });
   src.addEventListener('scene_progress', (e) => {
     const p = parse<SceneProgress>(e as MessageEvent);

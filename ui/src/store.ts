@@ -7,7 +7,17 @@ import { computed, signal } from '@preact/signals';
 import { get } from './api.ts';
 import { sameRecord } from './format.ts';
 import type { NativeSchema } from './effect-fields.ts';
-import type { Device, Gateway, Group, Health, Master, NativePreset, Scene, Task } from './types.ts';
+import type {
+  Device,
+  Gateway,
+  Group,
+  Health,
+  Master,
+  NativePreset,
+  RecoveryProgress,
+  Scene,
+  Task,
+} from './types.ts';
 import { toastError } from './toasts.ts';
 
 export const devices = signal<Device[]>([]);
@@ -15,6 +25,7 @@ export const groups = signal<Group[]>([]);
 export const master = signal<Master | null>(null);
 export const gateway = signal<Gateway | null>(null);
 export const task = signal<Task | null>(null);
+export const recovery = signal<RecoveryProgress | null>(null);
 /** Wall time (ms) at which the current task snapshot arrived, to tick its elapsed time. */
 export const taskReceivedAt = signal(0);
 export const health = signal<Health | null>(null);

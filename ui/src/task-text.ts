@@ -9,6 +9,7 @@ export const TASK_LABEL: Record<string, string> = {
   special_config: 'Option write',
   presets_download: 'Preset download',
   fwupdate: 'Firmware update',
+  restore_groups: 'Restore groups',
   link_test: 'Link test',
 };
 
@@ -70,6 +71,13 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
       if (num(r.timed_out)) parts.push(`${r.timed_out} timed out`);
       const ok = !num(r.timed_out);
       return { text: `${label}: ${parts.join(', ')}`, ok };
+    }
+    case 'restore_groups': {
+      const failed = Array.isArray(r.failed) ? r.failed.length : 0;
+      return {
+        text: `Restore groups: ${num(r.restored) ?? 0} of ${num(r.total) ?? 0} back${failed ? `, ${failed} offline` : ''}`,
+        ok: failed === 0,
+      };
     }
     case 'special_config': {
       const v = r.value;

@@ -24,6 +24,23 @@ export interface Device {
   version: number;
   last_seen_ts: number | null;
   online: boolean;
+  /** online, rejoining (rebooted, being put back into its group) or offline. */
+  state?: 'online' | 'rejoining' | 'offline';
+  /** Why the device is offline (state offline), else null. */
+  offline_reason?: string | null;
+}
+
+/** Field recovery progress (SSE `recovery`, GET /api/recovery). */
+export interface RecoveryProgress {
+  active: boolean;
+  trigger: string | null;
+  total: number;
+  restored: number;
+  failed: number;
+  rejoining: number;
+  started_ts: number | null;
+  ended_ts: number | null;
+  budget_s: number;
 }
 
 export interface Group {

@@ -17,6 +17,9 @@ import { MasterView } from './master-view.ts';
 import { DeviceMetaService } from './meta.ts';
 import { DeviceRegistry } from './registry.ts';
 import { StatusService } from './status.ts';
+import { RecoveryService } from './recovery.ts';
+import { RestoreGroupsTask } from './recovery-task.ts';
+import type { RecoveryOptions } from './recovery-types.ts';
 
 export { ControlService } from './control.ts';
 export { DiscoveryService } from './discovery.ts';
@@ -36,6 +39,9 @@ export {
   type UnicastOutcome,
 } from './unicast-pipeline.ts';
 export { radioPace, type RadioPace } from './radio-pace.ts';
+export { RecoveryService } from './recovery.ts';
+export { RestoreGroupsTask, type RestoreRequest, type RestoreResult } from './recovery-task.ts';
+export * from './recovery-types.ts';
 
 export interface DevicesDeps {
   store: Store;
@@ -44,6 +50,8 @@ export interface DevicesDeps {
   tasks: TaskManager;
   clock: Clock;
   log: Logger;
+  /** Field recovery options (budget from --restore-budget; tests and benchmarks tune more). */
+  recovery?: Partial<RecoveryOptions>;
 }
 
 export interface DevicesServices {
@@ -54,6 +62,10 @@ export interface DevicesServices {
   status: StatusService;
   deviceMeta: DeviceMetaService;
   control: ControlService;
+  /** Field recovery: rejoining nodes put back into their stored groups. */
+  recovery: RecoveryService;
+  /** The operator's "Restore groups" task. */
+  restoreGroups: RestoreGroupsTask;
 }
 
 export function createDevices(d: DevicesDeps): DevicesServices {
@@ -61,7 +73,13 @@ export function createDevices(d: DevicesDeps): DevicesServices {
   const registry = new DeviceRegistry(d.store, d.driver, d.clock, d.log.child({ mod: 'radio' }));
   const groups = new GroupService(d.store);
   const { driver, tasks, store } = d;
+  const recovery = new RecoveryService(
+    { driver, registry, store, clock: d.clock, bus: d.bus, log: d.log.child({ mod: 'recovery' }) },
+    d.recovery,
+  );
   return {
+    recovery,
+    restoreGroups: new RestoreGroupsTask({ recovery, registry, groups, tasks, clock: d.clock }),
     master,
     registry,
     groups,

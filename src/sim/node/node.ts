@@ -152,6 +152,17 @@ export class SimNode implements NodeState {
     this.radio.silence(on);
   }
 
+  /**
+   * Master persistence switched on the node's own settings page (the same effect as CONFIG
+   * 0x03): when turned on, the master currently learned is written to flash and restored
+   * at the next boot (§8.1, §8.3).
+   */
+  setMasterPersistence(on: boolean): void {
+    if (on && !this.macFilterPersist) this.persisted.master = this.master;
+    this.macFilterPersist = on;
+    this.persisted.macFilterPersist = on;
+  }
+
   snapshot(): NodeSnapshot {
     return buildSnapshot(this, this.sched.now());
   }

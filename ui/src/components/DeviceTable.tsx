@@ -26,6 +26,19 @@ import type { Device } from '../types.ts';
 import { thresholds } from './battery.ts';
 import { groupFilter } from './Sidebar.tsx';
 
+const STATE_TEXT = { online: 'Online', rejoining: 'Rejoining', offline: 'Offline' } as const;
+
+/** The row's link state; hosts before `state` existed only said online or not. */
+const linkState = (d: Device): keyof typeof STATE_TEXT => d.state ?? (d.online ? 'online' : 'offline');
+
+function stateTitle(d: Device, now: number): string {
+  const seen = `last seen ${relativeTime(d.last_seen_ts, now)}`;
+  const s = linkState(d);
+  if (s === 'rejoining') return `Rebooted: the host is putting it back into its group (${seen})`;
+  if (s === 'offline' && d.offline_reason) return `Offline: ${d.offline_reason} (${seen})`;
+  return seen;
+}
+
 export const selection = signal<Set<string>>(new Set());
 export const search = signal('');
 export const sortKey = signal<string>('name');
@@ -197,7 +210,7 @@ class Row extends Component<RowProps> {
     const bat = batteryLevel(d.voltage_mV, { warn2s, warn6s });
     return (
       <tr
-        class={`${selected ? 'sel' : ''}${flash ? ' flash' : ''}${d.online ? '' : ' offline'}`}
+        class={`${selected ? 'sel' : ''}${flash ? ' flash' : ''}${linkState(d) === 'online' ? '' : ` ${linkState(d)}`}`}
         data-addr={d.addr}
       >
         <td class="chk">
@@ -233,10 +246,8 @@ class Row extends Component<RowProps> {
             {d.dev_type_name}
           </button>
         </td>
-        <td class="nowrap" title={`last seen ${relativeTime(d.last_seen_ts, now)}`}>
-          <span class={`pill tiny ${d.online ? 'online' : 'offline'}`}>
-            {d.online ? 'Online' : 'Offline'}
-          </span>{' '}
+        <td class="nowrap" title={stateTitle(d, now)}>
+          <span class={`pill tiny ${linkState(d)}`}>{STATE_TEXT[linkState(d)]}</span>{' '}
           <span class="muted small-text">{relativeTime(d.last_seen_ts, now)}</span>
         </td>
         <td class="nowrap" title={`flags byte ${hex2(d.flags)}`}>

@@ -203,6 +203,30 @@ export function DevicesPage() {
           </button>
           <button
             type="button"
+            onClick={() =>
+              void startTask(
+                'devices/restore-groups',
+                selected.length ? { selection: selected } : gf !== null && gf !== 0 ? { groupId: gf } : {},
+                'Restore groups failed',
+              )
+            }
+            disabled={busy}
+            data-testid="restore-groups"
+            title={
+              busyTitle ||
+              `The field was power-cycled: put ${
+                selected.length
+                  ? `the ${selected.length} ticked device${selected.length === 1 ? '' : 's'}`
+                  : gf !== null && gf !== 0
+                    ? `group '${currentGroup?.name}'`
+                    : 'every known device'
+              } back into ${selected.length === 1 ? 'its' : 'their'} stored group (SET_GROUP, retried until each answers)`
+            }
+          >
+            Restore groups
+          </button>
+          <button
+            type="button"
             onClick={() => setDialog('firmware')}
             title="Over-the-air firmware, preset and config updates"
           >

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { formatElapsed, relativeTime } from '../format.ts';
-import { gateway, loadMaster, master, nowS, task, taskReceivedAt } from '../store.ts';
+import { gateway, loadMaster, master, nowS, recovery, task, taskReceivedAt } from '../store.ts';
 import { taskLabel, taskMessage, taskProgress } from '../task-text.ts';
 import { toast, toastError } from '../toasts.ts';
 
@@ -105,6 +105,30 @@ function TaskLine() {
   );
 }
 
+/** "Restoring 212/300": known nodes that rebooted being put back into their groups. */
+function RecoveryLine() {
+  const p = recovery.value;
+  if (!p?.active || p.total === 0) return null;
+  const done = p.restored + p.failed;
+  return (
+    <div
+      class="task-line recovery-line"
+      role="status"
+      data-testid="recovery-line"
+      title={`Known nodes that rebooted (${p.trigger ?? 'field power-up'}) are put back into their stored groups; ${p.rejoining} still rejoining, each for up to ${p.budget_s} s`}
+    >
+      <span class="spinner" aria-hidden="true" />
+      <strong>
+        Restoring {p.restored}/{p.total}
+      </strong>
+      <span class="progress">
+        <span class="bar" style={{ width: `${Math.min(100, (100 * done) / p.total)}%` }} />
+      </span>
+      {p.failed > 0 && <span class="muted">{p.failed} offline</span>}
+    </div>
+  );
+}
+
 export function StatusBar() {
   const m = master.value;
   const g = gateway.value;
@@ -129,6 +153,7 @@ export function StatusBar() {
           {m.last_event_ts ? `(${relativeTime(m.last_event_ts, nowS.value)})` : ''}
         </span>
       )}
+      <RecoveryLine />
       <TaskLine />
     </div>
   );
