@@ -7,7 +7,8 @@ import type { AppServices } from '../../services/index.ts';
  * Health is unauthenticated: the load warning says what happened to the state file but
  * not the parser's message, which quotes the file's content (the log keeps it).
  */
-export const withoutParserDetail = (w: string): string => w.replace(/ \(.*\)(?=; )/s, ' (details in the log)');
+export const withoutParserDetail = (w: string): string =>
+  w.replace(/ \(.*\)(?=; )/s, ' (details in the log)');
 
 export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   api.get('/health', async () => {
