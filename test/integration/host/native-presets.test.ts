@@ -170,9 +170,9 @@ describe('native presets', () => {
         [
           'POST',
           '/api/native-presets',
-          { label: 'a', flags: 0x01 },
+          { label: 'a', flags: 0x100 },
           400,
-          /^flags: bits 0x01 are not user flags/,
+          /^flags: must be <= 255$/,
         ],
         ['POST', '/api/native-presets', { label: 'a', flags: 'all' }, 400, /^flags: must be an integer$/],
         [
