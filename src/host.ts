@@ -13,30 +13,13 @@ import { buildApp, type AppOptions } from './http/app.ts';
 import type { SecurityOptions } from './http/security.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
-import { processRunner, type CommandRunner } from './services/command-runner.ts';
-import { ControlService } from './services/control.ts';
-import { DeviceMetaService } from './services/device-meta.ts';
-import { DeviceRegistry } from './services/device-registry.ts';
-import { DiscoveryService } from './services/discovery.ts';
-import { GroupService } from './services/groups.ts';
-import { FirmwareStore } from './services/firmware-store.ts';
-import { HostWifiService } from './services/host-wifi.ts';
-import { LedPresetsService } from './services/led-presets.ts';
-import { OtaService } from './services/ota.ts';
-import { DEFAULT_OTA_TIMINGS, type OtaTimings } from './services/ota-types.ts';
-import { LeaseFile, NoWifiBackend, type WifiBackend } from './services/wifi-backend.ts';
-import { NmcliBackend } from './services/wifi-nmcli.ts';
+import { createDevices } from './services/devices/index.ts';
 import type { AppServices } from './services/index.ts';
-import { MasterView } from './services/master-view.ts';
-import { NativePresetService } from './services/native-presets.ts';
-import { sceneEditorSchema } from './services/scene-editor-schema.ts';
-import { SceneService } from './services/scenes.ts';
-import { SceneDispatchService } from './services/scene-dispatch.ts';
-import { SceneRunner } from './services/scene-runner.ts';
-import { mirrorSentFrames } from './services/scene-mirror.ts';
-import { WireOverheadCalibration } from './services/overhead-calibration.ts';
-import { createSpecials } from './services/specials-wiring.ts';
-import { StatusService } from './services/status.ts';
+import { createLedPresets } from './services/led-presets/index.ts';
+import { createOta, type OtaTimings } from './services/ota/index.ts';
+import { createScenes } from './services/scenes/index.ts';
+import { createSpecials } from './services/specials/index.ts';
+import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -156,39 +139,42 @@ export async function startHost(
     options:
       gw.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
   });
-  const master = new MasterView(driver, bus, clock);
-  const registry = new DeviceRegistry(store, driver, clock, log);
-  const groups = new GroupService(store);
-  const nativePresets = new NativePresetService({ store, clock, log });
-  const scenes = new SceneService({ store, clock, log, presets: nativePresets });
-  const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
-  groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
-  const overhead = new WireOverheadCalibration(() => driver.radioSettings().rf);
-  const sceneRunner = new SceneRunner({
+  const devices = createDevices({ store, driver, bus, tasks, clock, log });
+  const { registry, master } = devices;
+  const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
+  const scenes = createScenes({
+    store,
     driver,
-    clock,
     bus,
-    log: log.child({ mod: 'scenes' }),
-    onSent: (frames) => mirrorSentFrames(store, frames),
-    onFrameTimed: (f, ms) => overhead.sample(f.body.length, ms),
-  });
-  const sceneDispatch = new SceneDispatchService({
-    scenes,
-    presets: nativePresets,
+    clock,
+    log,
     registry,
-    driver,
-    runner: sceneRunner,
-    overhead: () => overhead.current(),
+    groups: devices.groups,
+    ledPresets,
   });
   let phase: 'booting' | 'ready' = 'booting';
-  const runner = overrides.runner ?? processRunner();
-  const firmware = new FirmwareStore(cfg.dataDir, clock, log.child({ mod: 'uploads' }));
-  const lease = new LeaseFile(cfg.dataDir);
-  const otaLog = log.child({ mod: 'ota' });
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
   const io = new ScaledClock(1);
-  const wifiBackend: WifiBackend =
-    cfg.wifi === 'nmcli' ? new NmcliBackend(runner, lease, io, otaLog) : new NoWifiBackend();
+  const wifi = createWifi({
+    mode: cfg.wifi,
+    dataDir: cfg.dataDir,
+    runner: overrides.runner ?? processRunner(),
+    io,
+    log,
+    otaLog: log.child({ mod: 'ota' }),
+  });
+  const ota = createOta({
+    dataDir: cfg.dataDir,
+    driver,
+    registry,
+    ledPresets,
+    wifi,
+    tasks,
+    clock,
+    io,
+    log,
+    timings: overrides.otaTimings,
+  });
   const svc: AppServices = {
     clock,
     log,
@@ -196,41 +182,22 @@ export async function startHost(
     store,
     tasks,
     driver,
-    master,
-    registry,
-    groups,
-    discovery: new DiscoveryService({ driver, registry, groups, tasks }),
-    status: new StatusService({ driver, registry, groups, tasks }),
-    deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
-    control: new ControlService({ store, driver, registry, groups, master, log }),
-    wifi: new HostWifiService(cfg.wifi, runner, log),
-    firmware,
+    ...devices,
+    wifi: wifi.service,
+    ...ota,
     ledPresets,
-    ota: new OtaService(
-      {
-        driver,
-        registry,
-        firmware,
-        ledPresets,
-        wifi: wifiBackend,
-        lease,
-        clock,
-        io,
-        log: otaLog,
-        timings: { ...DEFAULT_OTA_TIMINGS, ...overrides.otaTimings },
-      },
+    ...scenes,
+    ...createSpecials({
+      store,
+      driver,
+      registry,
       tasks,
-    ),
-    nativePresets,
-    scenes,
-    sceneEditorSchema: () =>
-      sceneEditorSchema({
-        presets: nativePresets,
-        lora: () => ({ ...sceneDispatch.lora() }),
-        ledPresetOptions: () => ledPresets.options(),
-      }),
-    sceneDispatch,
-    ...createSpecials({ store, driver, registry, tasks, clock, log, master, ledPresets, nativePresets }),
+      clock,
+      log,
+      master,
+      ledPresets,
+      nativePresets: scenes.nativePresets,
+    }),
     phase: () => phase,
   };
   const unsubs = wireEvents(svc);
