@@ -12,6 +12,7 @@ import Fastify, {
 import type { AppServices } from '../services/index.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
+import { StaticAnswers } from './static-answers.ts';
 import { installCompression } from './compression.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { installSecurity, type SecurityOptions } from './security.ts';
@@ -116,7 +117,11 @@ export async function buildApp(
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
   const lists = new ListCache(svc);
-  app.addHook('onClose', async () => lists.close());
+  const answers = new StaticAnswers(svc);
+  app.addHook('onClose', async () => {
+    lists.close();
+    answers.close();
+  });
 
   // Until the state file is loaded, answers would be empty and changes would be lost.
   app.addHook('onRequest', async (req, reply) => {
@@ -140,7 +145,7 @@ export async function buildApp(
   await app.register(
     async (api) => {
       await api.register(systemRoutes(svc));
-      await api.register(listRoutes(lists));
+      await api.register(listRoutes(lists, answers));
       await api.register(deviceRoutes(svc));
       await api.register(groupRoutes(svc));
       await api.register(stateRoutes(svc));
