@@ -45,9 +45,16 @@ async function main(): Promise<void> {
   const state = fleetState(300, 16);
   const persistence: StatePersistence = {
     path: '(memory)',
-    load: async () => ({ state, source: 'main', fromVersion: 2, warning: null }),
-    write: async () => {},
-  } as unknown as StatePersistence;
+    load: async () => ({ state, source: 'main', fromVersion: 2, warning: null, alarm: null, replayed: 0 }),
+    commit: async () => {},
+    compact: async () => {},
+    replace: async () => {},
+    durableCopy: () => state,
+    wantsCompaction: () => false,
+    probe: async () => {},
+    acknowledgeAlarm: async () => {},
+    close: async () => {},
+  };
   const clock = new ScaledClock(1);
   const store = new Store({
     persistence,

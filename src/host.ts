@@ -14,7 +14,11 @@ import type { SecurityOptions } from './http/security.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
 import { createDevices } from './services/devices/index.ts';
+import { createHistory, type HistoryOptions } from './services/history/index.ts';
+import { createLinkTest } from './services/link-test/index.ts';
+import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { AppServices } from './services/index.ts';
+import { createBackup } from './services/backup/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
@@ -49,6 +53,8 @@ export interface HostOverrides {
   uiDir?: string;
   /** HTTP hardening knobs (tests shrink timeouts and inject the login throttle's clock). */
   http?: Pick<AppOptions, 'limits'> & Pick<SecurityOptions, 'now' | 'throttle' | 'sessions'>;
+  /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
+  history?: Partial<HistoryOptions>;
 }
 
 interface GatewayChoice {
@@ -121,9 +127,13 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
 
 export async function startHost(
   cfg: Config,
-  log: Logger,
+  processLog: Logger,
   overrides: HostOverrides = {},
 ): Promise<HostHandle> {
+  // Every module logs through the tee: the console keeps its level, the activity log
+  // also keeps debug-level device events (timestamps on wall time, like the console's).
+  const logs = new LogBuffer(new ScaledClock(1));
+  const log = teeLogger(processLog, logs, 'debug');
   const gw = await chooseGateway(cfg, log, overrides.simClock);
   const clock = gw.clock;
   const bus = new EventBus();
@@ -141,6 +151,7 @@ export async function startHost(
   });
   const devices = createDevices({ store, driver, bus, tasks, clock, log });
   const { registry, master } = devices;
+  const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
   const scenes = createScenes({
     store,
@@ -198,7 +209,19 @@ export async function startHost(
       ledPresets,
       nativePresets: scenes.nativePresets,
     }),
+    backup: createBackup({
+      dataDir: cfg.dataDir,
+      store,
+      tasks,
+      ledPresets,
+      firmware: ota.firmware,
+      clock,
+      log,
+    }),
     phase: () => phase,
+    logs,
+    history,
+    linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
   };
   const unsubs = wireEvents(svc);
 
@@ -231,7 +254,7 @@ export async function startHost(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await svc.ota.recover();
-  unsubs.push(registry.attach());
+  unsubs.push(registry.attach(), history.attach());
   gw.sim?.fleet.start();
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();

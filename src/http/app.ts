@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { AppServices } from '../services/index.ts';
+import { installDurableAck } from './durable-ack.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
 import { StaticAnswers } from './static-answers.ts';
@@ -33,6 +34,9 @@ import { systemRoutes } from './routes/system.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { wifiRoutes } from './routes/wifi.ts';
+import { activityRoutes } from './routes/activity.ts';
+import { linkRoutes } from './routes/links.ts';
+import { installActivityHooks } from './activity-hooks.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -96,6 +100,8 @@ export async function buildApp(
   });
 
   app.setErrorHandler(errorHandler(svc.log));
+  // First: the ack context must wrap every later hook and the handler.
+  installDurableAck(app, svc.store, svc.log);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
     const allowed = methodsByPath.get(path);
@@ -113,6 +119,7 @@ export async function buildApp(
   const indexHtml = loadIndexHtml(uiDir, prefix);
   installConnectionGuard(app, { ...DEFAULT_HTTP_LIMITS, ...opts.limits });
   installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
+  installActivityHooks(app, svc.log);
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
@@ -133,6 +140,7 @@ export async function buildApp(
     svc.bus,
     () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
     svc.log,
+    svc.logs,
   );
   const sseHandler = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     reply.hijack();
@@ -156,6 +164,8 @@ export async function buildApp(
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
       await api.register(wifiRoutes(svc));
+      await api.register(activityRoutes(svc));
+      await api.register(linkRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

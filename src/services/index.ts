@@ -5,12 +5,16 @@ import type { GatewayDriver } from '../gateway/types.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../state/store.ts';
 import type { TaskManager } from '../tasks/task-manager.ts';
+import type { BackupService } from './backup/index.ts';
 import type { DevicesServices } from './devices/index.ts';
 import type { LedPresetsService } from './led-presets/index.ts';
 import type { FirmwareStore, OtaService } from './ota/index.ts';
 import type { ScenesServices } from './scenes/index.ts';
 import type { SpecialsActions, SpecialsSchema, SpecialsService } from './specials/index.ts';
 import type { HostWifiService } from './wifi/index.ts';
+import type { HistoryService } from './history/index.ts';
+import type { LinkTestService } from './link-test/index.ts';
+import type { LogBuffer } from './logs/index.ts';
 
 export interface AppServices extends DevicesServices, ScenesServices {
   clock: Clock;
@@ -28,6 +32,13 @@ export interface AppServices extends DevicesServices, ScenesServices {
   specialsSchema: SpecialsSchema;
   specialsActions: SpecialsActions;
   ota: OtaService;
+  /** The activity log's ring of recent entries. */
+  logs: LogBuffer;
+  /** Signal and battery history per device. */
+  history: HistoryService;
+  linkTest: LinkTestService;
+  /** Operator backup and restore of state, preset files and the firmware index. */
+  backup: BackupService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

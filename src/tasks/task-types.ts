@@ -11,6 +11,7 @@ export const TASK_NAMES = [
   'special_config',
   'presets_download',
   'fwupdate',
+  'link_test',
 ] as const;
 export type TaskName = (typeof TASK_NAMES)[number];
 

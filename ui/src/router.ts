@@ -1,13 +1,15 @@
-/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'login'. */
+/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'health', 'log', 'login'. */
 import { signal } from '@preact/signals';
 import { basePath } from './api.ts';
 
-export type Route = 'devices' | 'scenes' | 'login';
+export type Route = 'devices' | 'scenes' | 'health' | 'log' | 'login';
 
 function parse(): Route {
   const rest = location.pathname.slice(basePath().length).replace(/^\/+|\/+$/g, '');
   if (rest === 'scenes') return 'scenes';
   if (rest === 'login') return 'login';
+  if (rest === 'health') return 'health';
+  if (rest === 'log') return 'log';
   return 'devices';
 }
 

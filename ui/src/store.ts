@@ -97,6 +97,10 @@ export async function loadHealth(): Promise<Health> {
   return r;
 }
 
+// A write failure (full or read-only disk) shows as a banner and clears once writes work:
+// health is re-read every 10 s (one small GET) so both show without a reload.
+setInterval(() => void loadHealth().catch(() => {}), 10_000);
+
 /** The native-preset schema (effect names for the table, the 14-field editor) and the library. */
 export async function loadNative(): Promise<void> {
   const [schema, list] = await Promise.all([

@@ -75,6 +75,8 @@ export interface Health {
   ts: number;
   phase: 'booting' | 'ready';
   warnings?: string[];
+  /** The current write failure (null when writes work) and the "started empty" alarm. */
+  persistence?: { error: string | null; alarm: string | null };
 }
 
 export interface SceneProgress {

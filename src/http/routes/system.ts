@@ -13,11 +13,26 @@ export const withoutParserDetail = (w: string): string =>
 export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   api.get('/health', async () => {
     const warnings: string[] = [];
+    if (svc.store.alarm) warnings.push(withoutParserDetail(svc.store.alarm));
     if (svc.store.loadWarning) warnings.push(withoutParserDetail(svc.store.loadWarning));
     if (svc.store.writeError) warnings.push(svc.store.writeError);
     const gw = svc.driver.readiness();
     if (gw.transport === 'sim') warnings.push('gateway: running on the simulated fleet (no hardware)');
-    return { ok: true, ts: svc.clock.now() / 1000, phase: svc.phase(), warnings };
+    return {
+      ok: true,
+      ts: svc.clock.now() / 1000,
+      phase: svc.phase(),
+      warnings,
+      // Extra fields: the persistence failure now (clears when writes work again) and the
+      // "started empty" alarm that stays until acknowledged.
+      persistence: { error: svc.store.writeError, alarm: svc.store.alarm },
+    };
+  });
+
+  // The operator has seen the "started empty" alarm: clear it (and its file).
+  api.post('/health/acknowledge', async () => {
+    await svc.store.acknowledgeAlarm();
+    return { ok: true };
   });
 
   api.get('/master', async () => ({

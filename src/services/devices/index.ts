@@ -47,7 +47,7 @@ export interface DevicesServices {
 
 export function createDevices(d: DevicesDeps): DevicesServices {
   const master = new MasterView(d.driver, d.bus, d.clock);
-  const registry = new DeviceRegistry(d.store, d.driver, d.clock, d.log);
+  const registry = new DeviceRegistry(d.store, d.driver, d.clock, d.log.child({ mod: 'radio' }));
   const groups = new GroupService(d.store);
   const { driver, tasks, store } = d;
   return {

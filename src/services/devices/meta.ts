@@ -35,9 +35,14 @@ export class DeviceMetaService {
     const clean = checkDeviceName(name);
     const dev = this.deps.registry.require(addr);
     const changed = dev.name === clean ? 0 : 1;
-    this.deps.store.mutate(['DEVICES'], () => {
-      dev.name = clean;
-    });
+    this.deps.store.mutate(
+      ['DEVICES'],
+      () => {
+        dev.name = clean;
+      },
+      'soon',
+      [dev],
+    );
     return { changed, skipped_offline: 0, timed_out: 0, total: 1 };
   }
 

@@ -43,6 +43,7 @@ export class DeviceRegistry {
   /** Suppresses the automatic SET_GROUP while discovery runs (it re-homes nodes itself). */
   discoveryRunning = false;
   counters: ReplyCounters = {};
+  private readonly silentListeners = new Set<(addrs: readonly Addr[]) => void>();
 
   constructor(
     private readonly store: Store,
@@ -105,10 +106,17 @@ export class DeviceRegistry {
     );
   }
 
+  /** Called with the devices a poll asked and did not hear (history counts failed exchanges). */
+  onSilent(fn: (addrs: readonly Addr[]) => void): () => void {
+    this.silentListeners.add(fn);
+    return () => this.silentListeners.delete(fn);
+  }
+
   /** Marks devices offline (e.g. a status poll they did not answer). */
   markOffline(addrs: Iterable<Addr>): number {
     let n = 0;
     const set = new Set(addrs);
+    if (set.size > 0) for (const fn of this.silentListeners) fn([...set]);
     const changed: Device[] = [];
     for (const d of this.store.state.devices) {
       if (set.has(d.addr) && d.online) {

@@ -3,9 +3,8 @@
  * `presets.json` files kept in `<data-dir>/led-presets/` under generated names, the active
  * one (persisted in the state settings) and the dropdown options derived from it.
  */
-import { chmod, mkdir, readdir, readFile, stat, utimes } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import type { Clock } from '../../clock.ts';
 import {
   isValidPresetFileName,
@@ -17,6 +16,8 @@ import {
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { EventBus } from '../../events.ts';
 import type { Logger } from '../../logger.ts';
+import { writeFileDurable } from '../../state/durable-write.ts';
+import { persistenceError } from '../../state/write-queue.ts';
 import type { Store } from '../../state/store.ts';
 
 export const PRESETS_MAX_BYTES = 512 * 1024;
@@ -31,6 +32,8 @@ export class LedPresetsService {
   readonly dir: string;
   private entries: LedPresetEntry[] = [];
   private active: string | null = null;
+  /** One file write at a time: a name is chosen and taken under it. */
+  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     dataDir: string,
@@ -46,6 +49,10 @@ export class LedPresetsService {
   async init(): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700).catch(() => undefined);
+    // Temp files of a write interrupted by a crash are never listed; remove them.
+    for (const name of await readdir(this.dir).catch(() => [] as string[])) {
+      if (name.includes('.tmp-')) await unlink(join(this.dir, name)).catch(() => undefined);
+    }
     const stored = this.store.state.settings.led_presets_file;
     const files = await this.files();
     const candidates = [stored, ...files.map((f) => f.name)].filter(
@@ -133,18 +140,65 @@ export class LedPresetsService {
     this.log.info({ name, presets: entries.length }, 'LED preset file active');
   }
 
-  /** Writes under a fresh generated name (atomic, 0600); the saved time becomes the mtime. */
-  private async write(bytes: Buffer): Promise<PresetFileInfo> {
+  /**
+   * Writes under a fresh generated name (durable, 0600; never over an existing file: two
+   * uploads in the same second get `_1`, `_2`, …); the saved time becomes the mtime.
+   */
+  private write(bytes: Buffer): Promise<PresetFileInfo> {
+    const run = this.writing.then(
+      () => this.writeLocked(bytes),
+      () => this.writeLocked(bytes),
+    );
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeLocked(bytes: Buffer): Promise<PresetFileInfo> {
     const now = this.clock.now();
     const existing = new Set(await readdir(this.dir));
-    let attempt = 0;
-    let name = presetFileName(new Date(now), 0);
-    while (existing.has(name)) name = presetFileName(new Date(now), ++attempt);
-    const path = join(this.dir, name);
-    await writeFileAtomic(path, bytes, { mode: 0o600 });
-    await utimes(path, now / 1000, now / 1000).catch(() => undefined);
-    this.log.info({ name, size: bytes.length }, 'preset file stored');
-    return { name, size: bytes.length, saved_ts: now / 1000 };
+    for (let attempt = 0; ; attempt++) {
+      const name = presetFileName(new Date(now), attempt);
+      if (existing.has(name)) continue;
+      const path = join(this.dir, name);
+      try {
+        await writeFileDurable(path, bytes, { mode: 0o600, noClobber: true });
+      } catch (err) {
+        // Taken meanwhile (another process on the same dir): the next name.
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 1000) continue;
+        throw persistenceError(err, 'preset file not stored');
+      }
+      await utimes(path, now / 1000, now / 1000).catch(() => undefined);
+      this.log.info({ name, size: bytes.length }, 'preset file stored');
+      return { name, size: bytes.length, saved_ts: now / 1000 };
+    }
+  }
+
+  /** Every stored file with its text (backup). */
+  async exportFiles(): Promise<{ name: string; text: string }[]> {
+    const out: { name: string; text: string }[] = [];
+    for (const f of await this.files())
+      out.push({ name: f.name, text: (await this.read(f.name)).toString('utf8') });
+    return out;
+  }
+
+  /** Writes files of a backup under their own names (contents validated by the caller). */
+  async restoreFiles(files: readonly { name: string; bytes: Buffer }[]): Promise<void> {
+    for (const f of files) {
+      if (!isValidPresetFileName(f.name))
+        throw new ValidationError(`led_presets: invalid file name ${f.name}`);
+      try {
+        await writeFileDurable(join(this.dir, f.name), f.bytes, { mode: 0o600 });
+      } catch (err) {
+        throw persistenceError(err, 'preset file not restored');
+      }
+    }
+  }
+
+  /** Re-reads the active file after the state was replaced (restore). */
+  async reloadActive(): Promise<void> {
+    this.active = null;
+    await this.init();
+    this.bus.emit('scopes', ['LED_PRESETS']);
   }
 
   /** Every stored `*.json` (no dot-files), newest first. */

@@ -9,7 +9,7 @@ import type { Logger } from '../../logger.ts';
 import type { Store } from '../../state/store.ts';
 import { LedPresetsService } from './files.ts';
 
-export { LedPresetsService, PRESETS_MAX_BYTES, type PresetFileInfo } from './files.ts';
+export { LedPresetsService, PRESETS_MAX_BYTES, validatePresets, type PresetFileInfo } from './files.ts';
 
 export function createLedPresets(d: {
   dataDir: string;

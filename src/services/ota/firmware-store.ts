@@ -5,14 +5,15 @@
  * before anything is written; at most MAX_FILES files are kept (oldest unpinned first).
  */
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import type { Clock } from '../../clock.ts';
 import { FirmwareImageError, inspectFirmware, type FirmwareImageInfo } from '../../domain/firmware-image.ts';
 import { decodeUtf8, parseJsonObject, PresetsFileError } from '../../domain/led-presets-file.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
+import { writeFileDurable } from '../../state/durable-write.ts';
+import { persistenceError } from '../../state/write-queue.ts';
 import { displayName, newUploadId, UPLOAD_ID } from '../../domain/upload-names.ts';
 
 export type UploadKind = 'firmware' | 'cfg';
@@ -60,7 +61,9 @@ export class FirmwareStore {
   readonly dir: string;
   private index: UploadedFileInfo[] = [];
   private readonly pinned = new Map<string, number>();
-  private writing: Promise<void> = Promise.resolve();
+  private writing: Promise<unknown> = Promise.resolve();
+  /** One upload at a time: the index and the retention see every add in order. */
+  private adding: Promise<unknown> = Promise.resolve();
 
   constructor(
     dataDir: string,
@@ -75,18 +78,30 @@ export class FirmwareStore {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700).catch(() => undefined);
     let entries: UploadedFileInfo[] = [];
+    let indexOk = true;
     try {
       const raw = JSON.parse(await readFile(join(this.dir, 'index.json'), 'utf8')) as unknown;
       if (Array.isArray(raw)) entries = raw.filter(isInfo);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.log.warn({ err: (err as Error).message }, 'firmware index unreadable; rebuilding from nothing');
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        indexOk = false;
+        this.log.warn(
+          { err: (err as Error).message },
+          'firmware index unreadable; uploads must be added again',
+        );
+      }
     }
     const files = new Set(await readdir(this.dir));
-    this.index = entries.filter((e) => files.has(fileOf(e)));
+    // An entry counts only with its file at the recorded size (a truncated file is not the upload).
+    const sizeOk = async (e: UploadedFileInfo): Promise<boolean> =>
+      (await stat(join(this.dir, fileOf(e))).catch(() => null))?.size === e.size;
+    this.index = [];
+    for (const e of entries) if (files.has(fileOf(e)) && (await sizeOk(e))) this.index.push(e);
     const known = new Set(this.index.map(fileOf));
     for (const f of files) {
       if (f === 'index.json' || known.has(f)) continue;
+      // Temp files of an interrupted write always go; other files only with a readable index.
+      if (!indexOk && !f.includes('.tmp-')) continue;
       await unlink(join(this.dir, f)).catch(() => undefined);
       this.log.info({ file: f }, 'removed orphan upload file');
     }
@@ -99,7 +114,21 @@ export class FirmwareStore {
   }
 
   /** Validates and stores one upload (ota.md §1.2 order: kind → size → type → content). */
-  async add(input: {
+  add(input: {
+    kind: UploadKind;
+    bytes: Buffer;
+    clientName?: string;
+    mime?: string;
+  }): Promise<UploadedFileInfo> {
+    const run = this.adding.then(
+      () => this.addLocked(input),
+      () => this.addLocked(input),
+    );
+    this.adding = run.catch(() => undefined);
+    return run;
+  }
+
+  private async addLocked(input: {
     kind: UploadKind;
     bytes: Buffer;
     clientName?: string;
@@ -136,18 +165,42 @@ export class FirmwareStore {
     // The same file again (e.g. picked twice in the UI): one entry, newest name and time.
     const same = this.index.find((e) => e.kind === kind && e.sha256 === info.sha256);
     if (same) {
-      Object.assign(same, { name: info.name, uploaded_ts: info.uploaded_ts });
-      await writeFileAtomic(join(this.dir, fileOf(same)), bytes, { mode: 0o600 });
-      await this.saveIndex();
+      const before = { name: same.name, uploaded_ts: same.uploaded_ts };
+      try {
+        await this.writeBlob(same, bytes);
+        Object.assign(same, { name: info.name, uploaded_ts: info.uploaded_ts });
+        await this.saveIndex();
+      } catch (err) {
+        Object.assign(same, before);
+        throw persistenceError(err, 'upload not stored');
+      }
       this.log.info({ id: same.id, kind }, 'upload identical to a stored one; entry refreshed');
       return { ...same };
     }
-    await writeFileAtomic(join(this.dir, fileOf(info)), bytes, { mode: 0o600 });
+    try {
+      await this.writeBlob(info, bytes);
+    } catch (err) {
+      throw persistenceError(err, 'upload not stored');
+    }
     this.index.push(info);
-    await this.enforceRetention();
-    await this.saveIndex();
+    const evicted = await this.enforceRetention();
+    try {
+      await this.saveIndex();
+    } catch (err) {
+      // Never listed when not stored: the entry and its file go again.
+      this.index = this.index.filter((e) => e !== info);
+      this.index.push(...evicted.filter((e) => !this.index.includes(e)));
+      await unlink(join(this.dir, fileOf(info))).catch(() => undefined);
+      throw persistenceError(err, 'upload not stored');
+    }
+    for (const e of evicted) await unlink(join(this.dir, fileOf(e))).catch(() => undefined);
     this.log.info({ id: info.id, kind, size: info.size, sha256: info.sha256 }, 'upload stored');
     return { ...info };
+  }
+
+  /** The upload's bytes, durably; the size on disk is checked against the bytes received. */
+  private writeBlob(e: Pick<UploadedFileInfo, 'id' | 'kind'>, bytes: Buffer): Promise<void> {
+    return writeFileDurable(join(this.dir, fileOf(e)), bytes, { mode: 0o600 });
   }
 
   /**
@@ -179,6 +232,53 @@ export class FirmwareStore {
     return { info: { ...info }, bytes };
   }
 
+  /** The stored bytes of an entry (backup), checked against its hash. */
+  async readBlob(e: UploadedFileInfo): Promise<Buffer> {
+    const bytes = await readFile(join(this.dir, fileOf(e)));
+    if (sha256(bytes) !== e.sha256) throw new ValidationError(`upload ${e.id} changed on disk`);
+    return bytes;
+  }
+
+  /**
+   * Restores a backup's index: entries whose bytes come with the backup are written, the
+   * others are kept only if the same file is already here (a backup without blobs).
+   */
+  restore(entries: readonly UploadedFileInfo[], blobs: ReadonlyMap<string, Buffer>): Promise<number> {
+    const run = this.adding.then(
+      () => this.restoreLocked(entries, blobs),
+      () => this.restoreLocked(entries, blobs),
+    );
+    this.adding = run.catch(() => undefined);
+    return run;
+  }
+
+  private async restoreLocked(
+    entries: readonly UploadedFileInfo[],
+    blobs: ReadonlyMap<string, Buffer>,
+  ): Promise<number> {
+    const next: UploadedFileInfo[] = [];
+    for (const e of entries) {
+      if (!isInfo(e)) continue;
+      const bytes = blobs.get(e.id);
+      try {
+        if (bytes) await this.writeBlob(e, bytes);
+      } catch (err) {
+        throw persistenceError(err, 'upload not restored');
+      }
+      const here = await readFile(join(this.dir, fileOf(e))).catch(() => null);
+      if (here && sha256(here) === e.sha256) next.push({ ...e });
+    }
+    const previous = this.index;
+    this.index = next;
+    try {
+      await this.saveIndex();
+    } catch (err) {
+      this.index = previous;
+      throw persistenceError(err, 'upload index not restored');
+    }
+    return next.length;
+  }
+
   /** Keeps files used by a running task out of retention; returns the release function. */
   pin(ids: readonly string[]): () => void {
     for (const id of ids) this.pinned.set(id, (this.pinned.get(id) ?? 0) + 1);
@@ -197,30 +297,34 @@ export class FirmwareStore {
     return e;
   }
 
-  private async enforceRetention(): Promise<void> {
+  /** Drops the oldest unpinned entries beyond MAX_UPLOADS; their files go once the index is saved. */
+  private async enforceRetention(): Promise<UploadedFileInfo[]> {
+    const evicted: UploadedFileInfo[] = [];
     const byAge = [...this.index].sort((a, b) => a.uploaded_ts - b.uploaded_ts);
     for (const e of byAge) {
       if (this.index.length <= MAX_UPLOADS) break;
       if (this.pinned.has(e.id)) continue;
       this.index = this.index.filter((x) => x !== e);
-      await unlink(join(this.dir, fileOf(e))).catch(() => undefined);
+      evicted.push(e);
       this.log.info({ id: e.id, kind: e.kind }, 'upload evicted (retention)');
     }
+    return evicted;
   }
 
+  /** Writes the index; a failed write does not poison later ones (each starts afresh). */
   private saveIndex(): Promise<void> {
     const data = JSON.stringify(this.index, null, 1);
-    this.writing = this.writing.then(() =>
-      writeFileAtomic(join(this.dir, 'index.json'), data, { mode: 0o600 }),
-    );
-    return this.writing;
+    const write = (): Promise<void> => writeFileDurable(join(this.dir, 'index.json'), data, { mode: 0o600 });
+    const run = this.writing.then(write, write);
+    this.writing = run.catch(() => undefined);
+    return run;
   }
 }
 
 const fileOf = (e: Pick<UploadedFileInfo, 'id' | 'kind'>): string =>
   `${e.id}.${e.kind === 'firmware' ? 'bin' : 'json'}`;
 
-function isInfo(x: unknown): x is UploadedFileInfo {
+export function isInfo(x: unknown): x is UploadedFileInfo {
   const e = x as UploadedFileInfo;
   return (
     typeof e === 'object' &&

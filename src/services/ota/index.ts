@@ -14,7 +14,14 @@ import { FirmwareStore } from './firmware-store.ts';
 import { OtaService } from './service.ts';
 import { DEFAULT_OTA_TIMINGS, type OtaTimings } from './types.ts';
 
-export { FirmwareStore, parseKind, UPLOAD_LIMITS } from './firmware-store.ts';
+export {
+  FirmwareStore,
+  isInfo as isUploadInfo,
+  parseKind,
+  sha256,
+  UPLOAD_LIMITS,
+  type UploadedFileInfo,
+} from './firmware-store.ts';
 export { fwStartSchema, presetsDownloadSchema } from './request.ts';
 export { OtaService } from './service.ts';
 export { DEFAULT_OTA_TIMINGS, type OtaTimings } from './types.ts';

@@ -90,7 +90,7 @@ export class SpecialsActions {
   }
 
   private remember(dev: Device, patch: Partial<Pick<Device, 'presetId' | 'brightness' | 'flags'>>): void {
-    this.deps.store.mutate(['DEVICES'], () => Object.assign(dev, patch));
+    this.deps.store.mutate(['DEVICES'], () => Object.assign(dev, patch), 'soon', [dev]);
   }
 
   /** One unicast PRESET; the preset defaults to the device's last one, brightness to its current one. */

@@ -125,9 +125,14 @@ export class SpecialsService {
         if (!dev) throw new Error(`device not found: ${addr}`);
         if (r.kind === 'option' && checked !== null) {
           const v = checked;
-          store.mutate(['DEVICE_SPECIALS'], () => {
-            dev.specials = { ...materializeSpecials(t.caps, dev.specials), ...flatten(r.option, v) };
-          });
+          store.mutate(
+            ['DEVICE_SPECIALS'],
+            () => {
+              dev.specials = { ...materializeSpecials(t.caps, dev.specials), ...flatten(r.option, v) };
+            },
+            'soon',
+            [dev],
+          );
         } else if (r.kind === 'method' && r.method.key === 'reset_overrides') {
           this.resetLedSpecials(dev);
         }
@@ -154,10 +159,15 @@ export class SpecialsService {
   /** Node reset its overrides: the stored LED options go back to their defaults (§7A.3). */
   resetLedSpecials(dev: Device): void {
     const caps = deviceTypeInfo(dev.dev_type).caps;
-    this.deps.store.mutate(['DEVICE_SPECIALS'], () => {
-      const keep = Object.fromEntries(Object.entries(dev.specials).filter(([k]) => !k.startsWith('led_')));
-      dev.specials = materializeSpecials(caps, keep);
-    });
+    this.deps.store.mutate(
+      ['DEVICE_SPECIALS'],
+      () => {
+        const keep = Object.fromEntries(Object.entries(dev.specials).filter(([k]) => !k.startsWith('led_')));
+        dev.specials = materializeSpecials(caps, keep);
+      },
+      'soon',
+      [dev],
+    );
   }
 
   /**
@@ -216,9 +226,14 @@ export class SpecialsService {
     const c = checkSpecialValue(r.option, value);
     if (!c.ok) throw new ValidationError(c.error);
     const dev = t.device;
-    this.deps.store.mutate(['DEVICE_SPECIALS'], () => {
-      dev.specials = { ...materializeSpecials(t.caps, dev.specials), ...flatten(r.option, c.value) };
-    });
+    this.deps.store.mutate(
+      ['DEVICE_SPECIALS'],
+      () => {
+        dev.specials = { ...materializeSpecials(t.caps, dev.specials), ...flatten(r.option, c.value) };
+      },
+      'soon',
+      [dev],
+    );
     this.deps.log.info({ addr: t.addr, key, value: c.value }, 'special imported');
     return { ok: true, mac: t.addr, key, value: c.value, written: flatKeys(r.option) };
   }

@@ -6,7 +6,7 @@
  */
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurable } from '../../state/durable-write.ts';
 
 export interface WifiLease {
   iface: string;
@@ -92,7 +92,7 @@ export class LeaseFile {
   }
 
   async write(lease: WifiLease): Promise<void> {
-    await writeFileAtomic(this.path, JSON.stringify(lease), { mode: 0o600 });
+    await writeFileDurable(this.path, JSON.stringify(lease), { mode: 0o600 });
   }
 
   async read(): Promise<WifiLease | null> {

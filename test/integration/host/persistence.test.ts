@@ -71,6 +71,30 @@ describe('persistence', () => {
     });
   });
 
+  it('both-files-unusable-raises-an-alarm-that-stays-until-acknowledged', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-alarm-'));
+    await writeFile(join(dataDir, 'state.json'), 'garbage');
+    await writeFile(join(dataDir, 'state.json.bak'), '{"schema_version":2,"dev');
+    type Health = { warnings: string[]; persistence: { alarm: string | null } };
+    await withHost({ nodes: 0, dataDir }, async (h) => {
+      const health = (await h.get<Health>('/api/health')).body;
+      expect(health.persistence.alarm).toMatch(/STARTED EMPTY/);
+      expect(health.warnings.join(' ')).toMatch(/STARTED EMPTY/);
+      await h.post('/api/groups/create', { name: 'New' });
+    });
+    // The next start says it again (the first start wrote a fresh state.json meanwhile).
+    await withHost({ nodes: 0, dataDir }, async (h) => {
+      expect((await h.get<Health>('/api/health')).body.persistence.alarm).toMatch(/STARTED EMPTY/);
+      expect((await h.post('/api/health/acknowledge')).status).toBe(200);
+      expect((await h.get<Health>('/api/health')).body.persistence.alarm).toBeNull();
+    });
+    await withHost({ nodes: 0, dataDir }, async (h) => {
+      expect((await h.get<Health>('/api/health')).body.persistence.alarm).toBeNull();
+      const groups = (await h.get<{ groups: { name: string }[] }>('/api/groups')).body.groups;
+      expect(groups.map((g) => g.name)).toEqual(['Unconfigured', 'New']);
+    });
+  });
+
   it('reload-rereads-the-file-and-emits-a-full-refresh', async () => {
     // No nodes: nothing on the radio may change state between the edit and the reload.
     await withHost({ nodes: 0 }, async (h) => {

@@ -15,6 +15,8 @@ import { sceneDirty } from '../scene-draft.ts';
 import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
+import { HealthPage } from '../health/HealthPage.tsx';
+import { LogPage } from '../log/LogPage.tsx';
 
 let started = false;
 function startOnce(): void {
@@ -87,6 +89,20 @@ export function App() {
               </span>
             )}
           </a>
+          {(['health', 'log'] as const).map((p) => (
+            <a
+              key={p}
+              href={`./${p}`}
+              class={r === p ? 'active' : ''}
+              aria-current={r === p ? 'page' : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate(p);
+              }}
+            >
+              {p === 'health' ? 'Health' : 'Log'}
+            </a>
+          ))}
         </nav>
         <span class="spacer" />
         <button
@@ -108,7 +124,15 @@ export function App() {
       </header>
       <StatusBar />
       <Banners onShowBattery={() => setBattery(true)} />
-      {r === 'scenes' ? <ScenesPage /> : <DevicesPage />}
+      {r === 'scenes' ? (
+        <ScenesPage />
+      ) : r === 'health' ? (
+        <HealthPage />
+      ) : r === 'log' ? (
+        <LogPage />
+      ) : (
+        <DevicesPage />
+      )}
       {battery && <BatteryDialog onClose={() => setBattery(false)} />}
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
       {native && <NativePresetsDialog onClose={() => setNative(false)} />}

@@ -1,7 +1,7 @@
-/** Banner strip: connection problems, simulated fleet, low battery. */
+/** Banner strip: connection problems, state not saved or lost, simulated fleet, low battery. */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
-import { gateway, health, link, loadMaster } from '../store.ts';
+import { gateway, health, link, loadHealth, loadMaster } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { lowBattery } from './battery.ts';
 
@@ -9,6 +9,15 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
   const g = gateway.value;
   const [retrying, setRetrying] = useState(false);
   const low = lowBattery.value;
+  const persistence = health.value?.persistence;
+  const acknowledge = async () => {
+    try {
+      await post('health/acknowledge');
+      await loadHealth();
+    } catch (err) {
+      toastError('Acknowledge failed', err);
+    }
+  };
   const retry = async () => {
     setRetrying(true);
     try {
@@ -28,6 +37,20 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
         </div>
       )}
       {health.value?.phase === 'booting' && <div class="banner warn">Host starting…</div>}
+      {persistence?.alarm && (
+        <div class="banner bad" role="alert" data-testid="banner-state-lost">
+          Saved state was lost: {persistence.alarm}
+          <button type="button" onClick={acknowledge}>
+            Acknowledge
+          </button>
+        </div>
+      )}
+      {persistence?.error && (
+        <div class="banner bad" role="alert" data-testid="banner-persistence">
+          Changes are not being saved — {persistence.error}. Changes are refused until the data directory
+          takes writes again (free disk space, fix permissions).
+        </div>
+      )}
       {g && !g.ready && (
         <div class="banner bad" role="alert" data-testid="banner-gateway">
           Gateway not connected{g.last_error ? `: ${g.last_error}` : ''}

@@ -1,9 +1,35 @@
-/** Browser-side settings (battery thresholds) and the keyboard shortcut list. */
+/** Browser-side settings (battery thresholds), backup and restore, and the keyboard shortcut list. */
 import { useState } from 'preact/hooks';
+import { apiUrl, post } from '../api.ts';
 import { saveThresholds, thresholds } from '../components/battery.ts';
 import { shortcutList } from '../keys.ts';
-import { toast } from '../toasts.ts';
+import { toast, toastError } from '../toasts.ts';
+import { confirmAction } from './confirm.tsx';
 import { Modal } from './Modal.tsx';
+
+/** Restores a backup file chosen by the operator (after a confirmation). */
+async function restoreFrom(file: File): Promise<void> {
+  let bundle: unknown;
+  try {
+    bundle = JSON.parse(await file.text());
+  } catch {
+    toast(`${file.name} is not a Lightnet backup (not JSON)`, 'error');
+    return;
+  }
+  const ok = await confirmAction({
+    title: 'Restore backup',
+    body: `Replace devices, groups, presets and scenes with ${file.name}? The current state is kept as a backup file in the data directory.`,
+    confirm: 'Restore',
+    danger: true,
+  });
+  if (!ok) return;
+  try {
+    const r = await post<{ devices: number; groups: number }>('restore', bundle);
+    toast(`Restored: ${r.devices} devices, ${r.groups} groups`);
+  } catch (err) {
+    toastError('Restore failed', err);
+  }
+}
 
 export function SettingsDialog({ onClose }: { onClose: () => void }) {
   const [w2, setW2] = useState(thresholds.value.warn2s);
@@ -44,6 +70,33 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
             onInput={(e) => setW6(Number(e.currentTarget.value))}
           />
         </label>
+        <h3>Backup and restore</h3>
+        <p class="muted">
+          One file with devices, groups, presets, scenes, LED preset files and the firmware list — to move a
+          setup to another laptop.
+        </p>
+        <div class="buttons start">
+          <a class="button" href={apiUrl('api/backup')} download data-testid="backup-download">
+            Download backup
+          </a>
+          <a class="button" href={apiUrl('api/backup?firmware=1')} download>
+            … with firmware files
+          </a>
+          <label class="button">
+            Restore from file…
+            <input
+              type="file"
+              accept="application/json,.json"
+              hidden
+              data-testid="backup-restore"
+              onChange={(e) => {
+                const f = e.currentTarget.files?.[0];
+                e.currentTarget.value = '';
+                if (f) void restoreFrom(f);
+              }}
+            />
+          </label>
+        </div>
         <h3>Keyboard</h3>
         <ul class="keys">
           {shortcutList().map((k) => (
