@@ -64,6 +64,7 @@ function config(dataDir: string, nodes: number, seed: number): Config {
     simTimeScale: 1,
     wifi: 'none',
     password: null,
+    allowedHosts: [],
     logLevel: 'silent',
     configFile: null,
   };

@@ -20,6 +20,8 @@ export interface Config {
   simTimeScale: number;
   wifi: 'nmcli' | 'none';
   password: string | null;
+  /** Extra names the Host header may carry (DNS-rebinding guard): exact, `*.domain`, or `*`. */
+  allowedHosts: string[];
   logLevel: string;
   configFile: string | null;
   /** Seconds the host keeps restoring a rebooted known node before calling it offline. */
@@ -37,6 +39,7 @@ const DEFAULTS = {
   'sim-time-scale': '1',
   wifi: '',
   password: '',
+  'allowed-hosts': '',
   'log-level': 'info',
   'restore-budget': '300',
 } as const;
@@ -73,6 +76,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--sim-time-scale <x>', 'wall ms per simulated ms; <1 runs faster (default 1)')
     .option('--wifi <backend>', 'host WiFi backend: nmcli | none (default nmcli when nmcli exists)')
     .option('--password <pw>', 'require this password for every route but /api/health')
+    .option(
+      '--allowed-hosts <names>',
+      'comma-separated extra host names the server answers to (e.g. timer.example.org,*.track.lan; * = any); ' +
+        "IP addresses, localhost and this machine's name are always accepted",
+    )
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent (default info)')
     .option(
       '--restore-budget <s>',
@@ -137,8 +145,23 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     simTimeScale: parse(numberIn('sim-time-scale', 0.001, 100, false), pick('sim-time-scale')),
     wifi,
     password: pick('password') || null,
+    allowedHosts: parseHostList(pick('allowed-hosts')),
     logLevel,
     configFile,
     restoreBudgetS: parse(numberIn('restore-budget', 10, 3600), pick('restore-budget')),
   };
+}
+
+/** `a.example, *.lan` → ['a.example', '*.lan']; every entry must look like a host name. */
+function parseHostList(text: string): string[] {
+  const names = text
+    .split(/[,\s]+/)
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  for (const n of names) {
+    if (n !== '*' && !/^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/.test(n)) {
+      throw new ConfigError(`--allowed-hosts: "${n}" is not a host name (use name, *.domain or *)`);
+    }
+  }
+  return names;
 }

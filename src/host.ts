@@ -9,7 +9,8 @@ import type { Config } from './config.ts';
 import { EventBus } from './events.ts';
 import { createGatewayDriver } from './gateway/driver.ts';
 import type { GatewayDriver } from './gateway/types.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp, type AppOptions } from './http/app.ts';
+import type { SecurityOptions } from './http/security.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
 import { createDevices, type RecoveryOptions } from './services/devices/index.ts';
@@ -58,6 +59,8 @@ export interface HostOverrides {
    * neither starts nor stops it.
    */
   sim?: SimOnMemory;
+  /** HTTP hardening knobs (tests shrink timeouts and inject the login throttle's clock). */
+  http?: Pick<AppOptions, 'limits'> & Pick<SecurityOptions, 'now' | 'throttle' | 'sessions'>;
   /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
   history?: Partial<HistoryOptions>;
 }
@@ -255,7 +258,14 @@ export async function startHost(
   // HTTP first, so `phase: booting` is observable while state and link come up.
   const { app, sse } = await buildApp(svc, {
     prefix: cfg.prefix,
-    security: { password: cfg.password },
+    security: {
+      password: cfg.password,
+      allowedHosts: cfg.allowedHosts,
+      now: overrides.http?.now,
+      throttle: overrides.http?.throttle,
+      sessions: overrides.http?.sessions,
+    },
+    limits: overrides.http?.limits,
     uiDir: overrides.uiDir,
   });
   await app.listen({ port: cfg.port, host: cfg.host });

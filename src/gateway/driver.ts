@@ -11,6 +11,7 @@ import { encodeHostCommand } from '../protocol/commands.ts';
 import { BROADCAST, RF_REASON, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
 import { AnnouncementLog } from './announcements.ts';
+import { LinkWatch } from './link-watch.ts';
 import { ConnectionManager } from './connection.ts';
 import { ActiveRf, rfRefusalDetail } from './gateway-rf.ts';
 import { buildM2nFrame } from './m2n-frame.ts';
@@ -55,6 +56,7 @@ class Driver implements LightnetGatewayDriver {
   private readonly mirror: MasterState;
   private readonly session: GatewaySession;
   private readonly conn: ConnectionManager;
+  private readonly watch: LinkWatch;
   private readonly announcements = new AnnouncementLog();
   private readonly observers = new Set<(p: InboundPacket) => void>();
   private readonly ctx: ops.OpContext;
@@ -131,6 +133,16 @@ class Driver implements LightnetGatewayDriver {
       },
       onReadiness: (r) => this.safeEmit('readiness', r),
     });
+    this.watch = new LinkWatch({
+      clock: this.clock,
+      intervalMs: this.options.aliveCheckMs,
+      misses: this.options.aliveMisses,
+      queryMs: this.options.stateQueryMs,
+      isReady: () => this.conn.isReady,
+      lastRxAt: () => this.session.lastRxAt,
+      query: (ms) => this.session.queryState(ms),
+      onDead: (detail) => this.session.fail(detail),
+    });
     this.ctx = {
       clock: this.clock,
       options: this.options,
@@ -154,10 +166,12 @@ class Driver implements LightnetGatewayDriver {
   // ── Lifecycle ────────────────────────────────────────────────────────────────
 
   start(): Promise<void> {
+    this.watch.start();
     return this.conn.start();
   }
 
   stop(): Promise<void> {
+    this.watch.stop();
     this.stopping.abort(new Error('gateway driver stopped'));
     return this.conn.stop();
   }

@@ -60,6 +60,13 @@ export interface DriverOptions {
   stateQueryMs: number;
   /** GW_CMD_GET/SET_RF_CONFIG → EV_RF_CHANGED (answered at once by the gateway). */
   gatewayRfMs: number;
+  /**
+   * Link-alive check: after this long without a byte from the gateway a state query is
+   * sent (0 disables the check). A frozen gateway is declared lost after `aliveMisses`
+   * unanswered queries: about aliveCheckMs × aliveMisses + stateQueryMs.
+   */
+  aliveCheckMs: number;
+  aliveMisses: number;
 
   // ── Discovery (DEVICES broadcast) ─────────────────────────────────────────────
   /** Hard ceiling of one collection round, from the broadcast's TX_DONE (§9.2: 5 s; + G). */
@@ -177,6 +184,8 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
 
   stateQueryMs: 500,
   gatewayRfMs: 1000,
+  aliveCheckMs: 2000,
+  aliveMisses: 2,
 
   discoveryMaxMs: 5000,
   discoveryIdleMs: 600,
@@ -234,6 +243,7 @@ export function resolveDriverOptions(overrides: Partial<DriverOptions> = {}): Dr
     'discoveryQuietRounds',
     'statusMaxRounds',
     'statusFollowUpConcurrency',
+    'aliveMisses',
   ] as const) {
     if (!Number.isInteger(merged[key]) || merged[key] < 1) {
       throw new RangeError(`driver option ${key} must be an integer >= 1`);

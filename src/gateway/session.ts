@@ -44,6 +44,8 @@ export class GatewaySession {
   private rfWaiter: RfWaiter | null = null;
   private rfChain: Promise<unknown> = Promise.resolve();
   private flushTimer: TimerHandle | null = null;
+  /** Clock time of the last byte from the gateway (the link-alive check reads it). */
+  lastRxAt = 0;
 
   constructor(
     private readonly factory: LinkFactory,
@@ -83,6 +85,7 @@ export class GatewaySession {
     }
     if (this.link !== link || !link.isOpen) throw new Error(`${link.path}: link closed while connecting`);
     this.established = true;
+    this.lastRxAt = this.clock.now();
     return mac;
   }
 
@@ -193,6 +196,7 @@ export class GatewaySession {
     if (this.link !== link) return;
     const now = this.clock.now();
     if (chunk.length > 0) {
+      this.lastRxAt = now;
       // Noise like `00 3F` opens a bogus frame that would hold back the real frames after it
       // until more bytes arrive; a quiet line must flush it (the decoder's 50 ms rule).
       this.flushTimer?.cancel();

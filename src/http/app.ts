@@ -3,14 +3,26 @@
  * security (optional password, cross-origin refusal), JSON 404/405, the error
  * mapper, the SSE stream and one plugin per resource, all under the mount prefix.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { AppServices } from '../services/index.ts';
 import { installDurableAck } from './durable-ack.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
+import { StaticAnswers } from './static-answers.ts';
 import { installCompression } from './compression.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { installSecurity, type SecurityOptions } from './security.ts';
+import {
+  clientErrorHandler,
+  DEFAULT_HTTP_LIMITS,
+  installConnectionGuard,
+  type HttpLimits,
+} from './connection-guard.ts';
 import { SseHub } from './sse.ts';
 import { deviceRoutes, groupRoutes } from './routes/devices.ts';
 import { ledPresetRoutes } from './routes/led-presets.ts';
@@ -33,9 +45,24 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Built web UI folder (default: dist/ui of the project). */
   uiDir?: string;
+  /** Timeouts and per-client connection cap (tests shrink them). */
+  limits?: Partial<HttpLimits>;
+}
+
+/** Router-level refusals (a malformed or overlong path segment) in the API's error shape. */
+function frameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply
+      .code(414)
+      .send({ ok: false, error: `url: a path segment is longer than ${MAX_PARAM_LENGTH} characters` });
+  } else {
+    void reply.code(400).send({ ok: false, error: 'url: malformed path (bad percent-encoding)' });
+  }
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
+/** Keys are at most ~70 characters: longer ones reach the route and answer 404 there. */
+const MAX_PARAM_LENGTH = 2048;
 
 export async function buildApp(
   svc: AppServices,
@@ -45,6 +72,9 @@ export async function buildApp(
     logger: false,
     bodyLimit: opts.bodyLimit ?? JSON_BODY_LIMIT,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkError,
+    clientErrorHandler,
     schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   const prefix = opts.prefix === '/' ? '' : opts.prefix.replace(/\/+$/, '');
@@ -88,13 +118,18 @@ export async function buildApp(
 
   const uiDir = opts.uiDir ?? defaultUiDir();
   const indexHtml = loadIndexHtml(uiDir, prefix);
+  installConnectionGuard(app, { ...DEFAULT_HTTP_LIMITS, ...opts.limits });
   installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
   installActivityHooks(app, svc.log);
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
   const lists = new ListCache(svc);
-  app.addHook('onClose', async () => lists.close());
+  const answers = new StaticAnswers(svc);
+  app.addHook('onClose', async () => {
+    lists.close();
+    answers.close();
+  });
 
   // Until the state file is loaded, answers would be empty and changes would be lost.
   app.addHook('onRequest', async (req, reply) => {
@@ -119,7 +154,7 @@ export async function buildApp(
   await app.register(
     async (api) => {
       await api.register(systemRoutes(svc));
-      await api.register(listRoutes(lists));
+      await api.register(listRoutes(lists, answers));
       await api.register(deviceRoutes(svc));
       await api.register(groupRoutes(svc));
       await api.register(stateRoutes(svc));

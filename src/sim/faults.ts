@@ -138,6 +138,18 @@ export class Faults {
     return this.t.gateway.deaf;
   }
 
+  /**
+   * The gateway firmware hangs: its USB port stays open, but it neither reads what the
+   * host sends nor writes anything back. Clearing it lets it answer again.
+   */
+  set gatewayFrozen(on: boolean) {
+    this.t.sched.runExternal(() => (this.t.gateway.usb.frozen = on));
+  }
+
+  get gatewayFrozen(): boolean {
+    return this.t.gateway.usb.frozen;
+  }
+
   /** Every gateway NVS write fails (a persisted RF change answers NVS_FAIL). */
   set gatewayNvsFail(on: boolean) {
     this.t.gateway.nvsFail = on;

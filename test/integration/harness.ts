@@ -20,6 +20,7 @@ export interface HostOptions {
   timeScale?: number;
   dataDir?: string;
   password?: string;
+  allowedHosts?: string[];
   prefix?: string;
   wifi?: 'nmcli' | 'none';
   /** Default: the in-process simulator on a memory link. */
@@ -57,6 +58,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     simTimeScale: o.timeScale ?? 0.1,
     wifi: o.wifi ?? 'none',
     password: o.password ?? null,
+    allowedHosts: o.allowedHosts ?? [],
     logLevel: 'silent',
     configFile: null,
   };

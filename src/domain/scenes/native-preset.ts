@@ -158,8 +158,9 @@ export function presetEffectParams(p: NativePresetParams): NativeEffectParams {
 
 /**
  * Flags as the API takes them (decisions §5): the flags byte, or an object of the four
- * booleans. Bits the host derives itself (power_on 0x01, has_bri 0x04) and reserved bits
- * are refused rather than silently dropped.
+ * booleans. In the byte, bits other than the four user flags are ignored (scenes.md §3:
+ * the original's preset files carry power_on 0x01 and has_bri 0x04, which the host
+ * derives itself when it sends); a value outside 0..255 is still refused.
  */
 export function parsePresetFlags(v: unknown, path: string, opts: ParseOptions = {}): number {
   if (v === undefined || v === null) return 0;
@@ -169,16 +170,7 @@ export function parsePresetFlags(v: unknown, path: string, opts: ParseOptions = 
     for (const k of FLAG_KEYS) if (v[k] !== undefined && asBool(v[k], join(path, k))) out |= FLAG_BITS[k];
     return out;
   }
-  const n = asInt(v, path, 0, 255);
-  if (n & ~USER_FLAG_MASK) {
-    if (opts.lenient) return n & USER_FLAG_MASK;
-    fail(
-      path,
-      `bits 0x${(n & ~USER_FLAG_MASK).toString(16).padStart(2, '0')} are not user flags ` +
-        '(allowed: 0x02 arm_on_sync, 0x08 force_tt0, 0x10 force_reapply, 0x20 offset_mode)',
-    );
-  }
-  return n;
+  return asInt(v, path, 0, 255) & USER_FLAG_MASK;
 }
 
 /** The flags byte as the four named booleans. */

@@ -10,6 +10,7 @@ import { RAW_CONFIG_OPTIONS } from '../../protocol/config-options.ts';
 import { DeviceRegistry } from '../../services/devices/index.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseAddrList, parseBody, zBool, zInt, zMacList } from '../validation.ts';
+import { abortOnDisconnect } from '../client-gone.ts';
 
 const nullable = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
 
@@ -86,27 +87,27 @@ export const deviceRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     return { ok: true, ...svc.deviceMeta.rename(only, b.name) };
   });
 
-  api.post('/devices/control', async (req) => {
+  api.post('/devices/control', async (req, reply) => {
     const b = parseBody(controlSchema, bodyObject(req.body));
     if ((b.macs === undefined) === (b.groupId === undefined)) {
       throw new ValidationError('macs or groupId: give exactly one of them');
     }
     const target =
       b.macs !== undefined ? { macs: parseAddrList(b.macs, 'macs') } : { groupId: b.groupId ?? 255 };
-    const r = await svc.control.control({
-      target,
-      flags: b.flags,
-      presetId: b.presetId,
-      brightness: b.brightness,
-    });
+    const r = await svc.control.control(
+      { target, flags: b.flags, presetId: b.presetId, brightness: b.brightness },
+      { signal: abortOnDisconnect(reply) },
+    );
     return { ok: true, changed: r.sent, ...(Object.keys(r.errors).length ? { errors: r.errors } : {}) };
   });
 
-  api.post('/devices/indicate', async (req) => {
+  api.post('/devices/indicate', async (req, reply) => {
     const b = parseBody(indicateSchema, bodyObject(req.body));
     const macs = parseAddrList(b.macs, 'macs');
     const duration = Math.min(255, Math.max(0, b.duration_sec ?? 5));
-    const r = await svc.control.indicate(macs, b.indicator_type ?? 4, duration);
+    const r = await svc.control.indicate(macs, b.indicator_type ?? 4, duration, {
+      signal: abortOnDisconnect(reply),
+    });
     return { ok: true, count: r.sent, ...(Object.keys(r.errors).length ? { errors: r.errors } : {}) };
   });
 

@@ -15,7 +15,7 @@ interface KeyParams {
 export const sceneRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   const scenes = svc.scenes;
   api.get('/scenes', async () => ({ ok: true, scenes: scenes.list() }));
-  api.get('/scenes/editor-schema', async () => ({ ok: true, ...svc.sceneEditorSchema() }));
+  // GET /scenes/editor-schema: routes/lists.ts (served from a serialised cache).
   api.post('/scenes', async (req) => ({ ok: true, scene: scenes.create(bodyObject(req.body)) }));
   api.get<{ Params: KeyParams }>('/scenes/:key', async (req) => ({
     ok: true,
@@ -38,7 +38,7 @@ export const sceneRoutes = (svc: AppServices) => async (api: FastifyInstance) =>
 export const nativePresetRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   const presets = svc.nativePresets;
   api.get('/native-presets', async () => ({ ok: true, presets: presets.list() }));
-  api.get('/native-presets/schema', async () => ({ ok: true, schema: presets.schema() }));
+  // GET /native-presets/schema: routes/lists.ts (served from a serialised cache).
   api.post('/native-presets', async (req) => ({ ok: true, preset: presets.create(bodyObject(req.body)) }));
   api.get<{ Params: KeyParams }>('/native-presets/:key', async (req) => ({
     ok: true,

@@ -27,7 +27,7 @@ function parseAction(body: Record<string, unknown>): {
 }
 
 export const specialsRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
-  api.get('/specials', async () => ({ ok: true, specials: svc.specialsSchema.build() }));
+  // GET /specials: routes/lists.ts (served from a serialised cache).
 
   api.post('/specials/config', async (req) => {
     const b = parseBody(withValue, bodyObject(req.body));

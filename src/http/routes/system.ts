@@ -3,11 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import { UnavailableError } from '../../errors.ts';
 import type { AppServices } from '../../services/index.ts';
 
+/**
+ * Health is unauthenticated: the load warning says what happened to the state file but
+ * not the parser's message, which quotes the file's content (the log keeps it).
+ */
+export const withoutParserDetail = (w: string): string =>
+  w.replace(/ \(.*\)(?=; )/s, ' (details in the log)');
+
 export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   api.get('/health', async () => {
     const warnings: string[] = [];
-    if (svc.store.alarm) warnings.push(svc.store.alarm);
-    if (svc.store.loadWarning) warnings.push(svc.store.loadWarning);
+    if (svc.store.alarm) warnings.push(withoutParserDetail(svc.store.alarm));
+    if (svc.store.loadWarning) warnings.push(withoutParserDetail(svc.store.loadWarning));
     if (svc.store.writeError) warnings.push(svc.store.writeError);
     const gw = svc.driver.readiness();
     if (gw.transport === 'sim') warnings.push('gateway: running on the simulated fleet (no hardware)');

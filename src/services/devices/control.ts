@@ -3,6 +3,10 @@
  * unicast), indicator overlays and raw CONFIG packets. Not gated by the task manager:
  * they travel at interactive priority ahead of any running bulk task (decisions §6).
  * Counts are real TX outcomes: a frame counts only when the gateway reports TX done.
+ *
+ * One request must not flood the radio: an address listed twice is sent once, unknown
+ * addresses cost no airtime (so a unicast list never exceeds the known fleet), and the
+ * caller's signal (the HTTP client went away) stops the unicasts not yet sent.
  */
 import type { GatewayDriver, TxOutcome } from '../../gateway/types.ts';
 import { BROADCAST, type Addr } from '../../protocol/types.ts';
@@ -27,6 +31,14 @@ export interface SendReport {
 }
 
 const INTERACTIVE_DEADLINE_MS = 10_000;
+
+export interface SendControl {
+  /** Aborted when nobody waits for the answer any more: the remaining unicasts are dropped. */
+  signal?: AbortSignal;
+}
+
+/** Each address once, first mention first. */
+const distinct = (addrs: readonly Addr[]): Addr[] => [...new Set(addrs)];
 const UNKNOWN_DEVICE = 'unknown device (skipped)';
 
 export class ControlService {
@@ -41,14 +53,14 @@ export class ControlService {
     },
   ) {}
 
-  async control(req: ControlRequest): Promise<SendReport> {
+  async control(req: ControlRequest, ctl: SendControl = {}): Promise<SendReport> {
     const { driver, registry, groups, store, master } = this.deps;
     const report: SendReport = { sent: 0, errors: {} };
     const send = (recv: Addr, groupId: number): Promise<TxOutcome> =>
       driver.send(
         recv,
         { op: 'PRESET', groupId, flags: req.flags, presetId: req.presetId, brightness: req.brightness },
-        { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS },
+        { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS, signal: ctl.signal },
       );
     const remember = (addrs: Set<Addr>): void =>
       store.mutate(['DEVICES'], (s) => {
@@ -76,7 +88,8 @@ export class ControlService {
       } else report.errors[`group ${gid}`] = out.detail;
     } else {
       const ok = new Set<Addr>();
-      for (const addr of req.target.macs) {
+      for (const addr of distinct(req.target.macs)) {
+        if (ctl.signal?.aborted) break;
         const dev = registry.find(addr);
         if (!dev) {
           report.errors[addr] = UNKNOWN_DEVICE;
@@ -94,9 +107,15 @@ export class ControlService {
     return report;
   }
 
-  async indicate(macs: Addr[], type: number, durationSec: number): Promise<SendReport> {
+  async indicate(
+    macs: Addr[],
+    type: number,
+    durationSec: number,
+    ctl: SendControl = {},
+  ): Promise<SendReport> {
     const report: SendReport = { sent: 0, errors: {} };
-    for (const addr of macs) {
+    for (const addr of distinct(macs)) {
+      if (ctl.signal?.aborted) break;
       if (!this.deps.registry.find(addr)) {
         report.errors[addr] = UNKNOWN_DEVICE;
         continue;
@@ -104,7 +123,7 @@ export class ControlService {
       const out = await this.deps.driver.send(
         addr,
         { op: 'INDICATE', type, durationSec },
-        { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS },
+        { priority: 'interactive', deadlineMs: INTERACTIVE_DEADLINE_MS, signal: ctl.signal },
       );
       if (out.ok) report.sent++;
       else report.errors[addr] = out.detail;

@@ -8,6 +8,7 @@ import { MAX_GROUP_ID, RESERVED_GROUP_NAMES, UNCONFIGURED_GROUP_NAME } from '../
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import type { Store } from '../../state/store.ts';
+import { checkName } from '../../domain/text.ts';
 
 export interface GroupRow {
   id: number;
@@ -130,10 +131,7 @@ export class GroupService {
   }
 
   private checkName(name: string): string {
-    const clean = name.trim();
-    if (!clean) throw new ValidationError('name: must not be empty');
-    if (clean.length > MAX_GROUP_NAME)
-      throw new ValidationError(`name: at most ${MAX_GROUP_NAME} characters`);
+    const clean = checkName(name, 'name', MAX_GROUP_NAME);
     if (RESERVED_GROUP_NAMES.includes(clean.toLowerCase())) {
       throw new ValidationError(`name: "${clean}" is reserved`);
     }

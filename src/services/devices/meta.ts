@@ -8,6 +8,7 @@ import type { Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
+import { checkName } from '../../domain/text.ts';
 import type { GroupService } from './groups.ts';
 import { pushGroups, type PushResult } from './group-push.ts';
 
@@ -31,7 +32,7 @@ export class DeviceMetaService {
     addr: Addr,
     name: string,
   ): { changed: number; skipped_offline: number; timed_out: number; total: number } {
-    const clean = checkName(name);
+    const clean = checkDeviceName(name);
     const dev = this.deps.registry.require(addr);
     const changed = dev.name === clean ? 0 : 1;
     this.deps.store.mutate(
@@ -51,7 +52,7 @@ export class DeviceMetaService {
     groups.requireExisting(groupId);
     if (name !== undefined && macs.length !== 1)
       throw new ValidationError('name: can only be set for exactly one device');
-    const clean = name !== undefined ? checkName(name) : undefined;
+    const clean = name !== undefined ? checkDeviceName(name) : undefined;
     const total = macs.length;
     const meta = {
       stage: 'INIT',
@@ -148,10 +149,4 @@ export class DeviceMetaService {
   }
 }
 
-function checkName(name: string): string {
-  const clean = name.trim();
-  if (!clean) throw new ValidationError('name: must not be empty');
-  if (clean.length > MAX_DEVICE_NAME)
-    throw new ValidationError(`name: at most ${MAX_DEVICE_NAME} characters`);
-  return clean;
-}
+const checkDeviceName = (name: string): string => checkName(name, 'name', MAX_DEVICE_NAME);

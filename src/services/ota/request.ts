@@ -40,14 +40,21 @@ const wifiFields = {
   connName: z.unknown().optional(),
 };
 const wifiSchema = z.object(wifiFields, { error: 'must be an object' });
+const strOrList = z.union([str, z.array(str)], { error: 'must be a string or a list of strings' });
+/** Every sub-body field may also come at the root as `wifi` + its name with a capital (the contract). */
 const rootWifi = {
   wifi: opt(wifiSchema),
-  wifiSsid: opt(z.union([str, z.array(str)], { error: 'must be a string or a list of strings' })),
+  wifiSsids: opt(strOrList),
+  wifiSsid: opt(strOrList),
   wifiPassword: opt(str),
   wifiOtaPassword: opt(str),
   wifiIface: opt(str),
   wifiBssid: opt(str),
   wifiTimeoutS: opt(z.number({ error: 'must be a number' })),
+  wifiHostWifiEnable: opt(bool),
+  wifiHostWifiRestore: opt(bool),
+  wifiConnName: z.unknown().optional(),
+  // Accepted unprefixed at the root too (earlier clients sent them so).
   hostWifiEnable: opt(bool),
   hostWifiRestore: opt(bool),
   baseUrl: opt(str),
@@ -79,7 +86,7 @@ const splitList = (v: string | readonly string[]): string[] =>
 /** `wifi.<field>` wins over the root alias, which wins over the default. */
 export function resolveWifi(b: z.infer<z.ZodObject<typeof rootWifi>>): WifiOptions {
   const w: Partial<z.infer<typeof wifiSchema>> = b.wifi ?? {};
-  const ssidSource = w.ssids ?? w.ssid ?? b.wifiSsid;
+  const ssidSource = w.ssids ?? w.ssid ?? b.wifiSsids ?? b.wifiSsid;
   let ssids: string[] = [...DEFAULT_SSIDS];
   if (ssidSource !== undefined) {
     ssids = [...new Set(splitList(ssidSource))];
@@ -116,8 +123,8 @@ export function resolveWifi(b: z.infer<z.ZodObject<typeof rootWifi>>): WifiOptio
     iface,
     bssid: bssidRaw ? bssidRaw.toUpperCase() : null,
     timeoutS,
-    hostWifiEnable: w.hostWifiEnable ?? b.hostWifiEnable ?? true,
-    hostWifiRestore: w.hostWifiRestore ?? b.hostWifiRestore ?? true,
+    hostWifiEnable: w.hostWifiEnable ?? b.wifiHostWifiEnable ?? b.hostWifiEnable ?? true,
+    hostWifiRestore: w.hostWifiRestore ?? b.wifiHostWifiRestore ?? b.hostWifiRestore ?? true,
   };
 }
 

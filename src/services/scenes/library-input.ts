@@ -5,6 +5,7 @@
  */
 import { ValidationError } from '../../errors.ts';
 import { isRecord } from '../../domain/input.ts';
+import { checkName } from '../../domain/text.ts';
 
 export const MAX_LABEL = 200;
 const READ_ONLY = ['id', 'key', 'created', 'updated'];
@@ -22,10 +23,7 @@ export function nonEmptyLabel(v: unknown): string {
   return checkLength(v.trim());
 }
 
-function checkLength(label: string): string {
-  if (label.length > MAX_LABEL) throw new ValidationError(`label: at most ${MAX_LABEL} characters`);
-  return label;
-}
+const checkLength = (label: string): string => checkName(label, 'label', MAX_LABEL);
 
 /** Refuses top-level fields outside `fields` and the record's read-only ones. */
 export function checkFields(body: unknown, fields: readonly string[]): void {

@@ -21,7 +21,8 @@ export interface ActionResult {
   kind: string;
   ok: boolean;
   state: ActionState;
-  error?: string;
+  /** Why the action failed; null when it succeeded (the contract's `{ok, error, …}`). */
+  error: string | null;
   degraded?: true;
   duration_ms: number;
   /** Frames planned / confirmed sent (TX done; a STREAM: acknowledged). */
@@ -211,7 +212,15 @@ export class SceneRunner {
       }
     }
     if (failures.length === 0)
-      return { ...base, ok: true, state: 'ok', duration_ms: duration(), frames_sent: sent.length, ...detail };
+      return {
+        ...base,
+        ok: true,
+        state: 'ok',
+        error: null,
+        duration_ms: duration(),
+        frames_sent: sent.length,
+        ...detail,
+      };
     const error =
       a.kind === 'offset_group'
         ? `offset_group_partial_failure: ${failures[0]}`

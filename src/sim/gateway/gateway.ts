@@ -128,7 +128,11 @@ export class SimGateway {
       sync: this.sync,
       write: (bytes) => this.usb.write(bytes),
       emit,
-      stateReport: () => ({ state: this.state, metadataMs: this.stateMeta }),
+      // An accepted frame is already transmitting as far as a later state request can tell.
+      stateReport: () =>
+        this.tx.starting
+          ? { state: GW_STATE.TX, metadataMs: 0 }
+          : { state: this.state, metadataMs: this.stateMeta },
       rf: () => this.rf,
       setRf: (persistFlag, rf) => this.setRf(persistFlag, rf),
       noteM2N: (typeFull, receiver, body, outcome) =>

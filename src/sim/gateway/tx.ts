@@ -42,6 +42,7 @@ export function airPacket(sender: string, receiver: string, typeFull: number, bo
 
 export class TxSlot {
   private job: TxJob | null = null;
+  private sending = false;
   private reopenWindowMs: number | null = null;
   private readonly window: RxWindow;
 
@@ -60,6 +61,15 @@ export class TxSlot {
 
   get busy(): boolean {
     return this.job !== null;
+  }
+
+  /**
+   * A job was accepted but its first packet is not on air yet (the TX start delay). The
+   * firmware starts the transmission in the same main-loop pass that parsed the frame,
+   * before it parses the next USB frame (§2.3), so its state is TX from then on.
+   */
+  get starting(): boolean {
+    return this.job !== null && !this.sending;
   }
 
   get busyWithStream(): boolean {
@@ -84,6 +94,7 @@ export class TxSlot {
 
   start(job: TxJob): void {
     this.job = job;
+    this.sending = false;
     this.host.onStart();
     // A frame accepted during an RX window aborts it; it re-opens after this TX.
     const aborted = this.window.abort();
@@ -97,6 +108,7 @@ export class TxSlot {
     const pkt = job.packets.shift();
     if (!pkt) return;
     const { host } = this;
+    this.sending = true;
     host.setState(GW_STATE.TX);
     host.radio.transmitting = true;
     host.radio.leaveRx();

@@ -29,6 +29,8 @@ export class UsbPort {
   onAttach: () => void = () => {};
   bytesOut = 0;
   bytesIn = 0;
+  /** Fault: the firmware hangs; the USB device stays enumerated but reads and writes nothing. */
+  frozen = false;
   private link: Link | null = null;
   private unsubs: (() => void)[] = [];
   private faultAbsent = false;
@@ -50,6 +52,7 @@ export class UsbPort {
     this.link = link;
     this.unsubs = [
       link.onData((chunk) => {
+        if (this.frozen) return;
         this.bytesIn += chunk.length;
         this.onBytes(chunk);
       }),
@@ -63,7 +66,7 @@ export class UsbPort {
 
   write(bytes: Uint8Array): void {
     const link = this.link;
-    if (!link || !link.isOpen) return;
+    if (!link || !link.isOpen || this.frozen) return;
     this.bytesOut += bytes.length;
     // A host that stopped reading is not the gateway's problem: errors are swallowed.
     link.write(bytes).catch(() => {});

@@ -54,6 +54,22 @@ describe('simulated gateway over USB', () => {
     expect(idle.hex).toBe('0002F500');
   });
 
+  it('state-request-in-the-same-write-as-an-M2N-frame-answers-TX (§2.3)', async () => {
+    env = await openSim({ nodes: 0, seed: 1 });
+    await env.ready();
+    const from = env.rx.length;
+    // One write: the firmware starts the transmission before it parses the next frame.
+    await env.send([...hex('00 0E 08 FF FF FF 03 05 83 C8 02 03 06 FF 80 00'), ...hex('00 01 7F')]);
+    const report = await env.rx.waitFor((i) => i.frame?.type === 0xf5, 2000, from);
+    expect(report.hex).toBe('0002F501');
+    const done = await env.rx.waitFor((i) => i.ev?.kind === 'tx_done', 2000, from);
+    expect(done.at).toBeGreaterThan(report.at);
+    await env.rx.waitFor((i) => i.hex === '0002F100', 2000, from);
+    const after = env.rx.length;
+    await env.send(hex('00 01 7F'));
+    expect((await env.rx.waitFor((i) => i.frame?.type === 0xf5, 2000, after)).hex).toBe('0002F500');
+  });
+
   it('ignores a frame with a wrong body length: no TX, no outcome', async () => {
     env = await openSim({ nodes: 0, seed: 1 });
     await env.ready();

@@ -26,11 +26,13 @@ describe('native preset params and flags', () => {
     expect(() => parseEffectParams([], 'params')).toThrow('params: must be an object');
   });
 
-  it('reads flags as the flags byte or an object, refusing host-derived bits', () => {
+  it('reads flags as the flags byte or an object, ignoring bits other than the user flags', () => {
     expect(parsePresetFlags(undefined, 'flags')).toBe(0);
     expect(parsePresetFlags(0x22, 'flags')).toBe(0x22);
     expect(parsePresetFlags({ arm_on_sync: true, force_reapply: 1, force_tt0: false }, 'flags')).toBe(0x12);
-    expect(() => parsePresetFlags(0x05, 'flags')).toThrow(/^flags: bits 0x05 are not user flags/);
+    expect(parsePresetFlags(0x05, 'flags')).toBe(0);
+    expect(parsePresetFlags(0x27, 'flags')).toBe(0x22);
+    expect(parsePresetFlags(1, 'flags')).toBe(0);
     expect(() => parsePresetFlags(256, 'flags')).toThrow('flags: must be <= 255');
     expect(() => parsePresetFlags({ armed: true }, 'flags')).toThrow(/^flags\.armed: unknown field/);
     expect(parsePresetFlags(0x07, 'flags', { lenient: true })).toBe(0x02);

@@ -44,6 +44,7 @@ export class FakeGateway {
   rfReads = 0;
   onM2n: (f: M2N, gw: FakeGateway) => void = (_f, gw) => gw.emit(...TX_CYCLE);
   private device: Link | null = null;
+  private state = 0;
 
   constructor(private readonly clock: Clock) {
     this.endpoint = new MemoryEndpoint((device) => this.attach(device));
@@ -54,7 +55,11 @@ export class FakeGateway {
   }
 
   emit(...events: GatewayInbound[]): void {
-    for (const e of events) this.raw(encodeGatewayInbound(e));
+    for (const e of events) {
+      // A state request is answered with the state last announced, as the firmware does.
+      if (e.kind === 'state') this.state = e.state;
+      this.raw(encodeGatewayInbound(e));
+    }
   }
 
   raw(bytes: Uint8Array): void {
@@ -86,7 +91,8 @@ export class FakeGateway {
         if (this.identifyAnswers) this.raw(encodeIdentifyAnswer(GW_MAC));
         break;
       case 'state_request':
-        if (this.answerStateRequests) this.emit({ kind: 'state', report: true, state: 0, metadataMs: 0 });
+        if (this.answerStateRequests)
+          this.emit({ kind: 'state', report: true, state: this.state, metadataMs: 0 });
         break;
       case 'get_rf':
         this.rfReads++;

@@ -36,8 +36,18 @@ describe('runtime configuration', () => {
     [['--wifi', 'iwd'], /--wifi/],
     [['--prefix', 'no slash'], /--prefix/],
     [['--log-level', 'loud'], /--log-level/],
+    [['--allowed-hosts', 'ok.example,http://x'], /--allowed-hosts/],
   ])('rejects %j', (argv, msg) => {
     expect(() => loadConfig(argv, {})).toThrow(ConfigError);
     expect(() => loadConfig(argv, {})).toThrow(msg);
+  });
+
+  it('allowed-hosts-from-flag-or-environment', () => {
+    expect(loadConfig(['--allowed-hosts', 'Timer.Example.org, *.track.lan'], {}).allowedHosts).toEqual([
+      'timer.example.org',
+      '*.track.lan',
+    ]);
+    expect(loadConfig([], { LIGHTNET_ALLOWED_HOSTS: '*' }).allowedHosts).toEqual(['*']);
+    expect(loadConfig([], {}).allowedHosts).toEqual([]);
   });
 });

@@ -78,6 +78,39 @@ describe('OTA pure helpers', () => {
     expect(() => wifi({ wifi: { ssid: 'bad\u0001' } })).toThrow(/wifi.ssids: invalid SSID/);
   });
 
+  it('WiFi options: every sub-body field has a wifi-prefixed root alias', () => {
+    const w = wifi({
+      wifiSsids: ['X', 'Y'],
+      wifiPassword: 'rootpass1',
+      wifiOtaPassword: 'otapw',
+      wifiIface: 'wlp3s0',
+      wifiBssid: '11:22:33:44:55:66',
+      wifiTimeoutS: 40,
+      wifiHostWifiEnable: false,
+      wifiHostWifiRestore: false,
+      wifiConnName: 'legacy',
+    });
+    expect(w).toEqual({
+      ssids: ['X', 'Y'],
+      password: 'rootpass1',
+      otaPassword: 'otapw',
+      iface: 'wlp3s0',
+      bssid: '11:22:33:44:55:66',
+      timeoutS: 40,
+      hostWifiEnable: false,
+      hostWifiRestore: false,
+    });
+    expect(wifi({ wifiSsids: 'P, Q' }).ssids).toEqual(['P', 'Q']);
+    // wifi.* still wins over the root alias.
+    expect(
+      wifi({ wifiSsids: ['X'], wifi: { ssids: ['Z'], hostWifiEnable: true }, wifiHostWifiEnable: false }),
+    ).toMatchObject({
+      ssids: ['Z'],
+      hostWifiEnable: true,
+    });
+    expect(() => wifi({ wifiSsids: [] })).toThrow(/^wifi\.ssids: at least one SSID/);
+  });
+
   it('base URL rules', () => {
     expect(resolveBaseUrl(undefined)).toBe('http://4.3.2.1');
     expect(resolveBaseUrl(' http://4.3.2.1/ ')).toBe('http://4.3.2.1');

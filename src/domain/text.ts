@@ -1,0 +1,38 @@
+/**
+ * Names and labels people type (device and group names, preset and scene labels): shown
+ * in the UI, the log and on other operators' screens. Control characters (NUL, BEL, line
+ * breaks, C1) and the bidirectional overrides and isolates (which make "evil.bin" read as
+ * "nib.live") are refused, and so are lone UTF-16 surrogates, which no encoder can write
+ * out. Lengths count code points, as a person counts characters (an emoji is one).
+ */
+import { ValidationError } from '../errors.ts';
+
+// eslint-disable-next-line no-control-regex -- the point is to find control characters
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Characters as a person counts them (code points, not UTF-16 units). */
+export const codePointLength = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/** Why this text cannot be a name, or null when it can. */
+export function nameProblem(s: string, max: number): string | null {
+  if (LONE_SURROGATE.test(s)) return 'must be valid Unicode text (a lone surrogate was found)';
+  if (CONTROL.test(s)) return 'must not contain control characters';
+  if (BIDI.test(s)) return 'must not contain text-direction control characters';
+  if (codePointLength(s) > max) return `at most ${max} characters`;
+  return null;
+}
+
+/** The trimmed text, or a ValidationError naming the field (blank names are refused). */
+export function checkName(value: string, field: string, max: number): string {
+  const clean = value.trim();
+  if (!clean) throw new ValidationError(`${field}: must not be empty`);
+  const problem = nameProblem(clean, max);
+  if (problem) throw new ValidationError(`${field}: ${problem}`);
+  return clean;
+}
