@@ -149,6 +149,8 @@ export async function runDiscovery(
     if (!leaves(plan.target ?? plan.filter) && plan.parkGroup === null && quiet >= 3) break;
   }
 
+  // Replies to the last round may still be on their way: let them land inside the task.
+  await clock.sleep(quietMs, ctx.signal).catch(() => undefined);
   // Parked nodes go back to their stored group (0 for new ones).
   if (parked.size > 0) {
     const items = [...parked].map((addr) => ({ addr, groupId: stored(addr) }));
