@@ -22,6 +22,10 @@ export interface Config {
   password: string | null;
   logLevel: string;
   configFile: string | null;
+  /** `rotorhazard` when a timing-application plugin manages this host, else `none`. */
+  integration?: 'none' | 'rotorhazard';
+  /** Shared secret of the loopback-only integration endpoints (required with --integration). */
+  integrationSecret?: string | null;
 }
 
 const DEFAULTS = {
@@ -36,6 +40,8 @@ const DEFAULTS = {
   wifi: '',
   password: '',
   'log-level': 'info',
+  integration: 'none',
+  'integration-secret': '',
 } as const;
 type OptionName = keyof typeof DEFAULTS;
 
@@ -71,7 +77,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--wifi <backend>', 'host WiFi backend: nmcli | none (default nmcli when nmcli exists)')
     .option('--password <pw>', 'require this password for every route but /api/health')
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent (default info)')
-    .option('--config <file>', 'JSON file with any of these options');
+    .option('--config <file>', 'JSON file with any of these options')
+    .option(
+      '--integration <app>',
+      'none | rotorhazard: managed by a timing-application plugin (prints a listening line, exits when stdin closes)',
+    )
+    .option('--integration-secret <s>', 'shared secret for the loopback integration API (prefer the env variable)');
   program.parse(argv, { from: 'user' });
   const flags = program.opts<Record<string, string | undefined>>();
 
@@ -118,6 +129,16 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
   }
+  const integration = pick('integration');
+  if (integration !== 'none' && integration !== 'rotorhazard') {
+    throw new ConfigError('--integration must be none or rotorhazard');
+  }
+  const integrationSecret = pick('integration-secret') || null;
+  if (integration !== 'none' && (!integrationSecret || integrationSecret.length < 16)) {
+    throw new ConfigError(
+      '--integration-secret (or LIGHTNET_INTEGRATION_SECRET) of at least 16 characters is required with --integration',
+    );
+  }
   return {
     port: parse(numberIn('port', 0, 65535), pick('port')),
     host: pick('host'),
@@ -132,5 +153,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     password: pick('password') || null,
     logLevel,
     configFile,
+    integration,
+    integrationSecret,
   };
 }

@@ -35,6 +35,8 @@ import { SceneRunner } from './services/scene-runner.ts';
 import { mirrorSentFrames } from './services/scene-mirror.ts';
 import { WireOverheadCalibration } from './services/overhead-calibration.ts';
 import { createSpecials } from './services/specials-wiring.ts';
+import { IntegrationService } from './services/integration/index.ts';
+import type { StartblockSlot } from './domain/scene-types.ts';
 import { StatusService } from './services/status.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -169,6 +171,9 @@ export async function startHost(
     onSent: (frames) => mirrorSentFrames(store, frames),
     onFrameTimed: (f, ms) => overhead.sample(f.body.length, ms),
   });
+  // Declared before its service: the dispatcher and the specials read the heat lazily.
+  let integration: IntegrationService | null = null;
+  const heatSlots = (): StartblockSlot[] => integration?.slots() ?? [];
   const sceneDispatch = new SceneDispatchService({
     scenes,
     presets: nativePresets,
@@ -176,6 +181,14 @@ export async function startHost(
     driver,
     runner: sceneRunner,
     overhead: () => overhead.current(),
+    heatSlots,
+  });
+  integration = new IntegrationService({
+    mode: cfg.integration ?? 'none',
+    log: log.child({ mod: 'integration' }),
+    wall: new ScaledClock(1),
+    runScene: (key, body) => sceneDispatch.run(key, body),
+    syncAirtimeMs: () => sceneDispatch.estimate([{ kind: 'sync' }]).total.airtime_ms,
   });
   let phase: 'booting' | 'ready' = 'booting';
   const runner = overrides.runner ?? processRunner();
@@ -227,7 +240,8 @@ export async function startHost(
         ledPresetOptions: () => ledPresets.options(),
       }),
     sceneDispatch,
-    ...createSpecials({ store, driver, registry, tasks, clock, log, master, ledPresets, nativePresets }),
+    ...createSpecials({ store, driver, registry, tasks, clock, log, master, ledPresets, nativePresets, heatSlots }),
+    integration,
     phase: () => phase,
   };
   const unsubs = wireEvents(svc);
@@ -236,6 +250,7 @@ export async function startHost(
   const { app, sse } = await buildApp(svc, {
     prefix: cfg.prefix,
     security: { password: cfg.password },
+    integrationSecret: cfg.integrationSecret ?? null,
     uiDir: overrides.uiDir,
   });
   await app.listen({ port: cfg.port, host: cfg.host });

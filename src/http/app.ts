@@ -23,6 +23,7 @@ import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
+import { integrationRoutes } from './routes/integration.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -30,6 +31,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Built web UI folder (default: dist/ui of the project). */
   uiDir?: string;
+  /** Shared secret of the plugin-only integration routes; null when standalone. */
+  integrationSecret?: string | null;
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -83,7 +86,12 @@ export async function buildApp(
 
   const uiDir = opts.uiDir ?? defaultUiDir();
   const indexHtml = loadIndexHtml(uiDir, prefix);
-  installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
+  installSecurity(app, prefix, {
+    ...opts.security,
+    loginHtml: opts.security.loginHtml ?? indexHtml,
+    // The plugin-only integration routes check their own shared secret.
+    ownAuthPrefix: `${prefix}/api/integration/`,
+  });
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
@@ -122,6 +130,7 @@ export async function buildApp(
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
+      await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
     },
     { prefix: `${prefix}/api` },
   );

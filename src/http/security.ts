@@ -10,6 +10,8 @@ export interface SecurityOptions {
   password: string | null;
   /** The web UI's page for `<prefix>/login` (the UI's own login view); else a minimal form. */
   loginHtml?: string | null;
+  /** Paths under this prefix authenticate themselves (the integration routes' shared secret). */
+  ownAuthPrefix?: string;
 }
 
 const COOKIE = 'lightnet_session';
@@ -43,6 +45,7 @@ export function installSecurity(app: FastifyInstance, prefix: string, opts: Secu
     const path = req.url.split('?')[0] ?? '';
     // The UI's static bundle carries no data; the login page needs it before a session exists.
     if (open.has(path) || path.startsWith(`${prefix}/assets/`)) return;
+    if (opts.ownAuthPrefix && path.startsWith(opts.ownAuthPrefix)) return;
     const auth = req.headers.authorization;
     if (auth?.startsWith('Bearer ') && sameSecret(auth.slice(7), opts.password)) return;
     const token = cookieValue(req, COOKIE);

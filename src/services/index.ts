@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { Store } from '../state/store.ts';
 import type { TaskManager } from '../tasks/task-manager.ts';
 import type { ControlService } from './control.ts';
+import type { IntegrationService } from './integration/index.ts';
 import type { DeviceMetaService } from './device-meta.ts';
 import type { DeviceRegistry } from './device-registry.ts';
 import type { DiscoveryService } from './discovery.ts';
@@ -52,6 +53,8 @@ export interface AppServices {
   specialsSchema: SpecialsSchema;
   specialsActions: SpecialsActions;
   ota: OtaService;
+  /** Timing-application integration (heat, armed race start); mode `none` standalone. */
+  integration: IntegrationService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -5,7 +5,7 @@
  */
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { NativePreset } from '../domain/native-preset.ts';
-import type { Scene, SceneAction } from '../domain/scene-types.ts';
+import type { Scene, SceneAction, StartblockSlot } from '../domain/scene-types.ts';
 import type { GatewayDriver } from '../gateway/types.ts';
 import { deviceTypeInfo } from '../protocol/device-types.ts';
 import { estimateCost, loraInfo, type CostEstimate, type LoraInfo } from './cost-estimator.ts';
@@ -31,6 +31,8 @@ export interface SceneDispatchDeps {
   runner: SceneRunner;
   /** The learned per-packet overhead of the wall-clock estimate. */
   overhead?: () => { ms: number; source: 'measured' | 'default' };
+  /** The current heat's start-block slots (timing-application integration). */
+  heatSlots?: () => readonly StartblockSlot[];
 }
 
 /** A draft body: `{label?, actions, stop_on_error?}`. */
@@ -64,7 +66,12 @@ export class SceneDispatchService {
           : null,
       };
     });
-    return { devices, optimize, preset: (ref) => this.deps.presets.resolve(ref) };
+    return {
+      devices,
+      optimize,
+      preset: (ref) => this.deps.presets.resolve(ref),
+      heatSlots: this.deps.heatSlots?.() ?? [],
+    };
   }
 
   estimateStored(key: string): CostEstimate {
