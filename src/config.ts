@@ -82,7 +82,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       '--integration <app>',
       'none | rotorhazard: managed by a timing-application plugin (prints a listening line, exits when stdin closes)',
     )
-    .option('--integration-secret <s>', 'shared secret for the loopback integration API (prefer the env variable)');
+    .option(
+      '--integration-secret <s>',
+      'shared secret for the loopback integration API (prefer the env variable)',
+    );
   program.parse(argv, { from: 'user' });
   const flags = program.opts<Record<string, string | undefined>>();
 

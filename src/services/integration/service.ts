@@ -103,12 +103,12 @@ export class IntegrationService {
   }
 
   /**
-   * Starts a stored scene and returns once it has begun (the timing application must never
+   * Starts a stored scene (or the draft in `body.actions`) and returns once it has begun (the timing application must never
    * wait for the radio). A refusal — unknown scene, another scene running — comes before
    * the first frame, so it is rethrown here for the caller's 404/409.
    */
-  async startScene(key: string): Promise<void> {
-    const outcome = this.deps.runScene(key, {}).then(
+  async startScene(key: string, body: Record<string, unknown> = {}): Promise<void> {
+    const outcome = this.deps.runScene(key, body).then(
       (r) => {
         this.noteRun(key, r.ok, r.error);
         return null;
@@ -127,7 +127,11 @@ export class IntegrationService {
    * one trigger SYNC so that it reaches the nodes at `startEpochMs`. A new staging replaces
    * a pending start.
    */
-  async armStart(opts: { scene: string | null; startEpochMs: number; leadMs?: number }): Promise<PendingStart> {
+  async armStart(opts: {
+    scene: string | null;
+    startEpochMs: number;
+    leadMs?: number;
+  }): Promise<PendingStart> {
     const now = this.deps.wall.now();
     if (opts.startEpochMs < now - 1000 || opts.startEpochMs > now + MAX_START_AHEAD_MS) {
       throw new ValidationError('start_epoch_ms: must lie between now and 5 minutes ahead');
@@ -163,13 +167,20 @@ export class IntegrationService {
     const firedAt = this.deps.wall.now();
     const late = firedAt - p.fire_at_epoch_ms;
     const done = (ok: boolean, error: string | null): void => {
-      this.lastStart = { start_epoch_ms: p.start_epoch_ms, fired_at_epoch_ms: firedAt, late_ms: late, ok, error };
+      this.lastStart = {
+        start_epoch_ms: p.start_epoch_ms,
+        fired_at_epoch_ms: firedAt,
+        late_ms: late,
+        ok,
+        error,
+      };
       const log = ok ? this.deps.log.info.bind(this.deps.log) : this.deps.log.warn.bind(this.deps.log);
       log({ late_ms: late, error }, 'race start SYNC sent');
     };
     this.deps.runScene('race-start-sync', { label: 'race start sync', actions: [{ kind: 'sync' }] }).then(
       (r) => done(r.ok, r.error),
-      (err: unknown) => done(false, err instanceof SceneRunningError ? 'a scene is running' : (err as Error).message),
+      (err: unknown) =>
+        done(false, err instanceof SceneRunningError ? 'a scene is running' : (err as Error).message),
     );
   }
 
