@@ -189,6 +189,8 @@ export async function startHost(
     wall: new ScaledClock(1),
     runScene: (key, body) => sceneDispatch.run(key, body),
     syncAirtimeMs: () => sceneDispatch.estimate([{ kind: 'sync' }]).total.airtime_ms,
+    planSync: (scene) => sceneDispatch.planSyncAfter(scene),
+    sendFrame: (f) => driver.send(f.receiver, f.request, { priority: 'interactive' }),
   });
   let phase: 'booting' | 'ready' = 'booting';
   const runner = overrides.runner ?? processRunner();

@@ -157,6 +157,71 @@ describe.skipIf(!available)('lightnet plugin in RotorHazard', () => {
     await io.emit('discard_laps');
   });
 
+  it('arm-at-staging-fires-one-sync-at-the-start-rotorhazard-announced', async () => {
+    const arm = await rig.api<{ scene: { key: string } }>('POST', '/api/scenes', {
+      label: 'Start gates',
+      actions: [
+        {
+          kind: 'native_effect',
+          target: { kind: 'broadcast' },
+          params: { mode: 3, brightness: 220, color1: [255, 255, 255] },
+          flags_override: { arm_on_sync: true },
+        },
+      ],
+    });
+    expect(arm.status).toBe(200);
+    await until(async () => {
+      const setup = io.wait<ActionSetup>('action_setup');
+      await io.emit('load_data', { load_types: ['action_setup'] });
+      const f = (await setup).effects.lightnet_arm_start?.fields?.[0];
+      return f?.options?.some((o) => o.value === arm.body.scene.key);
+    }, 'the arm scene in the choices');
+    await setActions([
+      { event: 'raceStage', effect: 'lightnet_arm_start', lightnet_arm_scene: arm.body.scene.key },
+    ]);
+    const leds = rig.fleet.nodes.filter((n) => n.snapshot().startblock === null);
+    const staged = io.wait('race_status', (m: { race_status?: number }) => m.race_status === 3, 60_000);
+    await io.emit('stage_race');
+    await staged;
+    // Armed during staging, fired by the one SYNC at the start.
+    await until(
+      async () => leds.every((n) => n.snapshot().armed !== null || n.snapshot().bri === 220),
+      'armed',
+    );
+    await until(
+      async () => leds.every((n) => n.snapshot().bri === 220 && n.snapshot().armed === null),
+      'fired',
+    );
+    const announced = (await rig.api<{ last_stage: { server_start_epoch_ms: number } }>('GET', '/_rh/status'))
+      .body.last_stage.server_start_epoch_ms;
+    const view = await until(async () => {
+      const v = await rig.api<{
+        last_start: {
+          start_epoch_ms: number;
+          fired_at_epoch_ms: number;
+          ok: boolean;
+          late_ms: number;
+        } | null;
+      }>('GET', '/api/integration');
+      return v.body.last_start;
+    }, 'the start record');
+    expect(view.start_epoch_ms).toBe(Math.trunc(announced));
+    expect(view.ok).toBe(true);
+    expect(view.late_ms).toBeGreaterThanOrEqual(0);
+    // The SYNC frame reached the gateway link at its moment, not at some later event.
+    const written = rig.writes.find((t) => t >= view.fired_at_epoch_ms);
+    expect(written).toBeDefined();
+    console.info(
+      `race start: timer late ${view.late_ms} ms, SYNC written ${(written as number) - view.fired_at_epoch_ms} ms after firing, ${(written as number) - announced} ms from the announced start (lead ${announced - view.fired_at_epoch_ms + view.late_ms} ms); writes ${rig.writes
+        .filter((t) => Math.abs(t - announced) < 500)
+        .map((t) => t - announced)
+        .join(',')}`,
+    );
+    await io.emit('stop_race');
+    await io.emit('discard_laps');
+    await setActions([]);
+  });
+
   it('a-heat-with-pilots-set-in-rotorhazard-reaches-the-start-block-slots', async () => {
     await setActions([{ event: 'heatSet', effect: 'lightnet_startblock_group', lightnet_sb_group: '255' }]);
     for (const [id, callsign] of [

@@ -6,9 +6,11 @@
  * The plugin on the timing application's side only translates its events into these calls;
  * every decision (what to run, when to fire) is taken here.
  */
-import { SceneRunningError, ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../errors.ts';
 import type { StartblockSlot } from '../../domain/scene-types.ts';
 import type { Logger } from '../../logger.ts';
+import type { TxOutcome } from '../../gateway/types.ts';
+import type { PlannedFrame } from '../dispatch-planner.ts';
 import type { RunResult } from '../scene-runner.ts';
 import { heatSlots, type Heat, type HeatBody } from './heat.ts';
 
@@ -28,6 +30,10 @@ export interface IntegrationDeps {
   runScene(key: string, body: Record<string, unknown>): Promise<RunResult>;
   /** Radio airtime of one SYNC frame at the current settings (ms). */
   syncAirtimeMs(): number;
+  /** Plans the trigger SYNC that follows the arm scene (null: a bare SYNC). */
+  planSync(scene: string | null): PlannedFrame;
+  /** Hands one planned frame to the gateway driver, ahead of anything queued. */
+  sendFrame(frame: PlannedFrame): Promise<TxOutcome>;
 }
 
 export interface PendingStart {
@@ -48,10 +54,16 @@ export interface StartOutcome {
 
 /** The longest a race start may lie ahead of its announcement (RotorHazard stages ≤ ~30 s). */
 const MAX_START_AHEAD_MS = 5 * 60_000;
+/**
+ * The timer wakes this much early and then yields turn by turn until the moment: a plain
+ * timer on a loaded 2-core machine (the timing server busy-waits its own start on one core)
+ * was seen 20+ ms late.
+ */
+const EARLY_WAKE_MS = 15;
 
 export class IntegrationService {
   private current: Heat | null = null;
-  private pending: (PendingStart & { timer: { cancel(): void } }) | null = null;
+  private pending: (PendingStart & { timer: { cancel(): void }; frame: PlannedFrame }) | null = null;
   private lastStart: StartOutcome | null = null;
   private lastContactMs: number | null = null;
   private lastRun: { scene: string; ok: boolean; error: string | null; at_epoch_ms: number } | null = null;
@@ -137,6 +149,7 @@ export class IntegrationService {
       throw new ValidationError('start_epoch_ms: must lie between now and 5 minutes ahead');
     }
     this.cancelStart('restaged');
+    const frame = this.deps.planSync(opts.scene);
     if (opts.scene) await this.startScene(opts.scene);
     const lead = Math.max(0, Math.round(opts.leadMs ?? this.deps.syncAirtimeMs()));
     const fireAt = opts.startEpochMs - lead;
@@ -146,8 +159,25 @@ export class IntegrationService {
       lead_ms: lead,
       fire_at_epoch_ms: fireAt,
     };
-    const timer = this.deps.wall.setTimeout(() => this.fire(pending), fireAt - this.deps.wall.now());
-    this.pending = { ...pending, timer };
+    let cancelled = false;
+    const wake = this.deps.wall.setTimeout(
+      () => {
+        const spin = (): void => {
+          if (cancelled) return;
+          if (this.deps.wall.now() >= fireAt) this.fire(pending, frame);
+          else setImmediate(spin);
+        };
+        spin();
+      },
+      fireAt - EARLY_WAKE_MS - this.deps.wall.now(),
+    );
+    const timer = {
+      cancel: () => {
+        cancelled = true;
+        wake.cancel();
+      },
+    };
+    this.pending = { ...pending, timer, frame };
     this.deps.log.info({ ...pending }, 'race start armed');
     return pending;
   }
@@ -162,7 +192,7 @@ export class IntegrationService {
     return true;
   }
 
-  private fire(p: PendingStart): void {
+  private fire(p: PendingStart, frame: PlannedFrame): void {
     this.pending = null;
     const firedAt = this.deps.wall.now();
     const late = firedAt - p.fire_at_epoch_ms;
@@ -177,10 +207,9 @@ export class IntegrationService {
       const log = ok ? this.deps.log.info.bind(this.deps.log) : this.deps.log.warn.bind(this.deps.log);
       log({ late_ms: late, error }, 'race start SYNC sent');
     };
-    this.deps.runScene('race-start-sync', { label: 'race start sync', actions: [{ kind: 'sync' }] }).then(
-      (r) => done(r.ok, r.error),
-      (err: unknown) =>
-        done(false, err instanceof SceneRunningError ? 'a scene is running' : (err as Error).message),
+    this.deps.sendFrame(frame).then(
+      (r) => done(r.ok, r.ok ? null : r.detail),
+      (err: unknown) => done(false, (err as Error).message),
     );
   }
 
