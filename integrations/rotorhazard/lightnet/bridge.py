@@ -4,6 +4,7 @@ this file only translates. Every handler that talks to the host runs in its own 
 (RotorHazard's priority >= 100) with short timeouts, so lap timing is never held up.
 """
 import atexit
+import json
 import logging
 import os
 import time
@@ -40,6 +41,9 @@ class Bridge:
         self._status_dirty = True
         self._status_text = None
         self.last_stage = None
+        self.last_effect = None
+        # Race Start scenes the host already starts by itself at the announced start.
+        self.scheduled = {}
 
     # --- wiring -------------------------------------------------------------------
 
@@ -53,6 +57,7 @@ class Bridge:
             evt = getattr(Evt, name, None)
             if evt:
                 ev.on(evt, self.on_heat_event, priority=150, name='lightnet_heat_' + name.lower())
+        ev.on(Evt.RACE_STAGE, self.on_race_stage, priority=110, name='lightnet_race_stage')
         for name in CANCEL_EVENTS:
             ev.on(getattr(Evt, name), self.on_race_cancel, priority=150, name='lightnet_cancel_' + name.lower())
         self.ui.register_static()
@@ -93,6 +98,7 @@ class Bridge:
                                         'port': s.port, 'restarts': s.restarts},
             'attach_url': self.attach_url,
             'last_stage': self.last_stage,
+            'last_effect': self.last_effect,
         }
 
     # --- lifecycle ----------------------------------------------------------------
@@ -179,11 +185,35 @@ class Bridge:
 
     # --- heat -----------------------------------------------------------------------
 
-    def on_heat_event(self, args):
-        if args.get('_eventName') == Evt.RACE_STAGE:
-            self.last_stage = {'server_start_epoch_ms': args.get('server_start_epoch_ms'),
-                               'received_epoch_ms': int(time.time() * 1000)}
+    def on_heat_event(self, _args):
         self.push_heat_later()
+
+    def _bound_race_start_scenes(self):
+        """Scenes bound to Race Start in RotorHazard's Event Actions (its config, USER.actions)."""
+        try:
+            actions = json.loads(self.rhapi.config.get('USER', 'actions') or '[]')
+        except (TypeError, ValueError):
+            return []
+        return [a.get('lightnet_scene') for a in actions if isinstance(a, dict) and a.get('event') == Evt.RACE_START
+                and a.get('effect') == 'lightnet_scene' and a.get('lightnet_scene')]
+
+    def on_race_stage(self, args):
+        """RotorHazard announces the start instant at staging: the host starts Race Start scenes
+        at that instant itself, instead of after RACE_START has travelled through RotorHazard's
+        event greenlets and HTTP (tens of ms on a loaded Pi). The Event Action then only checks
+        that it was done."""
+        start = args.get('server_start_epoch_ms')
+        self.last_stage = {'server_start_epoch_ms': start, 'received_epoch_ms': int(time.time() * 1000)}
+        self.scheduled = {}
+        if start is None:
+            return
+        for key in self._bound_race_start_scenes():
+            try:
+                self.client.post('/api/integration/scenes/{}/schedule'.format(key), {'at_epoch_ms': int(start)},
+                                 integration=True)
+                self.scheduled[key] = start
+            except HostError as ex:
+                logger.info('Lightnet: scene %s not scheduled (%s); it runs on the Race Start event', key, ex)
 
     def push_heat_later(self):
         """Coalesces bursts (a heat edit fires several events) into one PUT."""
@@ -225,10 +255,15 @@ class Bridge:
         return self._call('scene ' + key, lambda: self.client.post(
             '/api/integration/scenes/{}/run'.format(key), body or {}, integration=True))
 
-    def effect_run_scene(self, action, _args):
+    def effect_run_scene(self, action, args):
         key = action.get('lightnet_scene')
+        if key and args.get('_eventName') == Evt.RACE_START and self.scheduled.pop(key, None) is not None:
+            return  # the host started it at the announced instant
         if key:
+            entered = time.time() * 1000
             self._run(key)
+            self.last_effect = {'effect': 'lightnet_scene', 'entered_epoch_ms': entered,
+                                'answered_epoch_ms': time.time() * 1000}
 
     def effect_arm_start(self, action, args):
         start = args.get('server_start_epoch_ms')

@@ -20,6 +20,7 @@ const armSchema = z.object({
   start_epoch_ms: z.number().int().positive(),
   lead_ms: z.number().int().min(0).max(5000).optional(),
 });
+const scheduleSchema = z.object({ at_epoch_ms: z.number().int().positive() });
 const cancelSchema = z.object({ reason: z.string().max(64).default('cancelled') });
 
 interface KeyParams {
@@ -62,6 +63,10 @@ export const integrationRoutes =
         // A body with `actions` runs that draft under this key (presets to a group, start blocks).
         await integ.startScene(req.params.key, bodyObject(req.body));
         return reply.code(202).send({ ok: true, started: req.params.key });
+      });
+      priv.post<{ Params: KeyParams }>('/integration/scenes/:key/schedule', async (req) => {
+        const b = parseBody(scheduleSchema, req.body);
+        return { ok: true, ...integ.schedule(req.params.key, b.at_epoch_ms) };
       });
       priv.post('/integration/race/arm', async (req) => {
         const b = parseBody(armSchema, req.body);

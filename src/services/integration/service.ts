@@ -12,15 +12,10 @@ import type { Logger } from '../../logger.ts';
 import type { TxOutcome } from '../../gateway/types.ts';
 import type { PlannedFrame } from '../dispatch-planner.ts';
 import type { RunResult } from '../scene-runner.ts';
+import { atWallTime, type WallTimer } from './at-time.ts';
 import { heatSlots, type Heat, type HeatBody } from './heat.ts';
 
 export type IntegrationMode = 'none' | 'rotorhazard';
-
-/** Wall-clock timers: race times are epoch ms from the timing application's clock. */
-export interface WallTimer {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): { cancel(): void };
-}
 
 export interface IntegrationDeps {
   mode: IntegrationMode;
@@ -54,19 +49,22 @@ export interface StartOutcome {
 
 /** The longest a race start may lie ahead of its announcement (RotorHazard stages ≤ ~30 s). */
 const MAX_START_AHEAD_MS = 5 * 60_000;
-/**
- * The timer wakes this much early and then yields turn by turn until the moment: a plain
- * timer on a loaded 2-core machine (the timing server busy-waits its own start on one core)
- * was seen 20+ ms late.
- */
-const EARLY_WAKE_MS = 15;
 
 export class IntegrationService {
   private current: Heat | null = null;
   private pending: (PendingStart & { timer: { cancel(): void }; frame: PlannedFrame }) | null = null;
   private lastStart: StartOutcome | null = null;
+  /** Scenes to start at a race's announced start (key → moment and timer). */
+  private readonly scheduled = new Map<string, { at_epoch_ms: number; timer: { cancel(): void } }>();
   private lastContactMs: number | null = null;
-  private lastRun: { scene: string; ok: boolean; error: string | null; at_epoch_ms: number } | null = null;
+  private lastRun: {
+    scene: string;
+    ok: boolean;
+    error: string | null;
+    /** When the start request arrived and when the run ended (wall-clock ms). */
+    requested_epoch_ms: number;
+    at_epoch_ms: number;
+  } | null = null;
 
   constructor(private readonly deps: IntegrationDeps) {}
 
@@ -109,6 +107,7 @@ export class IntegrationService {
             fire_at_epoch_ms: pending.fire_at_epoch_ms,
           }
         : null,
+      scheduled: [...this.scheduled].map(([scene, sch]) => ({ scene, at_epoch_ms: sch.at_epoch_ms })),
       last_start: this.lastStart,
       last_run: this.lastRun,
     };
@@ -120,13 +119,14 @@ export class IntegrationService {
    * the first frame, so it is rethrown here for the caller's 404/409.
    */
   async startScene(key: string, body: Record<string, unknown> = {}): Promise<void> {
+    const requested = this.deps.wall.now();
     const outcome = this.deps.runScene(key, body).then(
       (r) => {
-        this.noteRun(key, r.ok, r.error);
+        this.noteRun(key, requested, r.ok, r.error);
         return null;
       },
       (err: unknown) => {
-        this.noteRun(key, false, (err as Error).message);
+        this.noteRun(key, requested, false, (err as Error).message);
         return err as Error;
       },
     );
@@ -148,7 +148,7 @@ export class IntegrationService {
     if (opts.startEpochMs < now - 1000 || opts.startEpochMs > now + MAX_START_AHEAD_MS) {
       throw new ValidationError('start_epoch_ms: must lie between now and 5 minutes ahead');
     }
-    this.cancelStart('restaged');
+    this.cancelArm('restaged');
     const frame = this.deps.planSync(opts.scene);
     if (opts.scene) await this.startScene(opts.scene);
     const lead = Math.max(0, Math.round(opts.leadMs ?? this.deps.syncAirtimeMs()));
@@ -159,31 +159,45 @@ export class IntegrationService {
       lead_ms: lead,
       fire_at_epoch_ms: fireAt,
     };
-    let cancelled = false;
-    const wake = this.deps.wall.setTimeout(
-      () => {
-        const spin = (): void => {
-          if (cancelled) return;
-          if (this.deps.wall.now() >= fireAt) this.fire(pending, frame);
-          else setImmediate(spin);
-        };
-        spin();
-      },
-      fireAt - EARLY_WAKE_MS - this.deps.wall.now(),
-    );
-    const timer = {
-      cancel: () => {
-        cancelled = true;
-        wake.cancel();
-      },
-    };
+    const timer = atWallTime(this.deps.wall, fireAt, () => this.fire(pending, frame));
     this.pending = { ...pending, timer, frame };
     this.deps.log.info({ ...pending }, 'race start armed');
     return pending;
   }
 
-  /** Race aborted or stopped before the start: the SYNC must not fire. */
+  /**
+   * Starts a stored scene at a wall-clock moment (a race's announced start), so the radio
+   * work begins at the start instead of after the timing application's event has travelled
+   * here. A second schedule of the same scene replaces the first.
+   */
+  schedule(key: string, atEpochMs: number): { scene: string; at_epoch_ms: number } {
+    const now = this.deps.wall.now();
+    if (atEpochMs < now - 1000 || atEpochMs > now + MAX_START_AHEAD_MS) {
+      throw new ValidationError('at_epoch_ms: must lie between now and 5 minutes ahead');
+    }
+    this.deps.planSync(key); // 404 now for an unknown scene, not silently at the start
+    this.scheduled.get(key)?.timer.cancel();
+    const timer = atWallTime(this.deps.wall, atEpochMs, () => {
+      this.scheduled.delete(key);
+      this.startScene(key).catch(() => {}); // the outcome is recorded in last_run
+    });
+    this.scheduled.set(key, { at_epoch_ms: atEpochMs, timer });
+    this.deps.log.info({ scene: key, at_epoch_ms: atEpochMs }, 'scene scheduled for the race start');
+    return { scene: key, at_epoch_ms: atEpochMs };
+  }
+
+  /** Race aborted or stopped before the start: no SYNC, no scheduled scene. */
   cancelStart(reason: string): boolean {
+    let any = false;
+    for (const [key, sch] of this.scheduled) {
+      sch.timer.cancel();
+      this.scheduled.delete(key);
+      any = true;
+    }
+    return this.cancelArm(reason) || any;
+  }
+
+  private cancelArm(reason: string): boolean {
     const p = this.pending;
     if (!p) return false;
     p.timer.cancel();
@@ -213,8 +227,8 @@ export class IntegrationService {
     );
   }
 
-  private noteRun(scene: string, ok: boolean, error: string | null): void {
-    this.lastRun = { scene, ok, error, at_epoch_ms: this.deps.wall.now() };
+  private noteRun(scene: string, requested: number, ok: boolean, error: string | null): void {
+    this.lastRun = { scene, ok, error, requested_epoch_ms: requested, at_epoch_ms: this.deps.wall.now() };
     if (!ok) this.deps.log.warn({ scene, error }, 'integration scene run failed');
   }
 }

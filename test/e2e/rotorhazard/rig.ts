@@ -44,6 +44,9 @@ export interface Rig {
 function relay(targetPort: number, writes: number[]): Promise<Server> {
   const server = createServer((inbound: Socket) => {
     const out = connect(targetPort, '127.0.0.1');
+    // Small frames both ways: Nagle would hold them behind delayed ACKs (40 ms).
+    inbound.setNoDelay(true);
+    out.setNoDelay(true);
     inbound.on('data', (b) => {
       writes.push(Date.now());
       out.write(b);

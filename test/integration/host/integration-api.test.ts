@@ -177,6 +177,24 @@ describe('timing-application integration API', () => {
       expect(last.ok).toBe(true);
       // Never early: the timer fires at or after its moment (how late is the benchmark's job).
       expect(last.late_ms).toBeGreaterThanOrEqual(0);
+      // A Race Start scene scheduled for the announced start; an abort cancels it too.
+      const sch = await h.post(
+        '/api/integration/scenes/' + key + '/schedule',
+        { at_epoch_ms: Date.now() + 60_000 },
+        { headers: H },
+      );
+      expect(sch.status).toBe(200);
+      expect((await h.get('/api/integration')).body.scheduled).toEqual([
+        { scene: key, at_epoch_ms: expect.any(Number) as number },
+      ]);
+      const gone = await h.post(
+        '/api/integration/scenes/nope/schedule',
+        { at_epoch_ms: Date.now() + 1000 },
+        { headers: H },
+      );
+      expect(gone.status).toBe(404);
+      await h.post('/api/integration/race/cancel', {}, { headers: H });
+      expect((await h.get('/api/integration')).body.scheduled).toEqual([]);
       const past = await h.post(
         '/api/integration/race/arm',
         { scene: key, start_epoch_ms: Date.now() - 60_000 },
