@@ -12,32 +12,15 @@ import type { GatewayDriver } from './gateway/types.ts';
 import { buildApp } from './http/app.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
-import { processRunner, type CommandRunner } from './services/command-runner.ts';
-import { ControlService } from './services/control.ts';
-import { DeviceMetaService } from './services/device-meta.ts';
-import { DeviceRegistry } from './services/device-registry.ts';
-import { DiscoveryService } from './services/discovery.ts';
-import { GroupService } from './services/groups.ts';
-import { FirmwareStore } from './services/firmware-store.ts';
-import { HostWifiService } from './services/host-wifi.ts';
-import { LedPresetsService } from './services/led-presets.ts';
-import { OtaService } from './services/ota.ts';
-import { DEFAULT_OTA_TIMINGS, type OtaTimings } from './services/ota-types.ts';
-import { LeaseFile, NoWifiBackend, type WifiBackend } from './services/wifi-backend.ts';
-import { NmcliBackend } from './services/wifi-nmcli.ts';
+import { createDevices } from './services/devices/index.ts';
 import type { AppServices } from './services/index.ts';
-import { MasterView } from './services/master-view.ts';
-import { NativePresetService } from './services/native-presets.ts';
-import { sceneEditorSchema } from './services/scene-editor-schema.ts';
-import { SceneService } from './services/scenes.ts';
-import { SceneDispatchService } from './services/scene-dispatch.ts';
-import { SceneRunner } from './services/scene-runner.ts';
-import { mirrorSentFrames } from './services/scene-mirror.ts';
-import { WireOverheadCalibration } from './services/overhead-calibration.ts';
-import { createSpecials } from './services/specials-wiring.ts';
-import { IntegrationService } from './services/integration/index.ts';
-import type { StartblockSlot } from './domain/scene-types.ts';
-import { StatusService } from './services/status.ts';
+import { createIntegration, type IntegrationService } from './services/integration/index.ts';
+import { createLedPresets } from './services/led-presets/index.ts';
+import type { StartblockSlot } from './domain/scenes/types.ts';
+import { createOta, type OtaTimings } from './services/ota/index.ts';
+import { createScenes } from './services/scenes/index.ts';
+import { createSpecials } from './services/specials/index.ts';
+import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -155,52 +138,52 @@ export async function startHost(
     options:
       gw.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
   });
-  const master = new MasterView(driver, bus, clock);
-  const registry = new DeviceRegistry(store, driver, clock, log);
-  const groups = new GroupService(store);
-  const nativePresets = new NativePresetService({ store, clock, log });
-  const scenes = new SceneService({ store, clock, log, presets: nativePresets });
-  const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
-  groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
-  const overhead = new WireOverheadCalibration(() => driver.radioSettings().rf);
-  const sceneRunner = new SceneRunner({
-    driver,
-    clock,
-    bus,
-    log: log.child({ mod: 'scenes' }),
-    onSent: (frames) => mirrorSentFrames(store, frames),
-    onFrameTimed: (f, ms) => overhead.sample(f.body.length, ms),
-  });
-  // Declared before its service: the dispatcher and the specials read the heat lazily.
+  const devices = createDevices({ store, driver, bus, tasks, clock, log });
+  const { registry, master } = devices;
+  const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
+  // The integration is built after the scenes it drives; they read its heat lazily.
   let integration: IntegrationService | null = null;
   const heatSlots = (): StartblockSlot[] => integration?.slots() ?? [];
-  const sceneDispatch = new SceneDispatchService({
-    scenes,
-    presets: nativePresets,
-    registry,
+  const scenes = createScenes({
+    store,
     driver,
-    runner: sceneRunner,
-    overhead: () => overhead.current(),
+    bus,
+    clock,
+    log,
+    registry,
+    groups: devices.groups,
+    ledPresets,
     heatSlots,
   });
-  integration = new IntegrationService({
+  integration = createIntegration({
     mode: cfg.integration ?? 'none',
-    log: log.child({ mod: 'integration' }),
-    wall: new ScaledClock(1),
-    runScene: (key, body) => sceneDispatch.run(key, body),
-    syncAirtimeMs: () => sceneDispatch.estimate([{ kind: 'sync' }]).total.airtime_ms,
-    planSync: (scene) => sceneDispatch.planSyncAfter(scene),
-    sendFrame: (f) => driver.send(f.receiver, f.request, { priority: 'interactive' }),
+    log,
+    driver,
+    sceneDispatch: scenes.sceneDispatch,
   });
   let phase: 'booting' | 'ready' = 'booting';
-  const runner = overrides.runner ?? processRunner();
-  const firmware = new FirmwareStore(cfg.dataDir, clock, log.child({ mod: 'uploads' }));
-  const lease = new LeaseFile(cfg.dataDir);
-  const otaLog = log.child({ mod: 'ota' });
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
   const io = new ScaledClock(1);
-  const wifiBackend: WifiBackend =
-    cfg.wifi === 'nmcli' ? new NmcliBackend(runner, lease, io, otaLog) : new NoWifiBackend();
+  const wifi = createWifi({
+    mode: cfg.wifi,
+    dataDir: cfg.dataDir,
+    runner: overrides.runner ?? processRunner(),
+    io,
+    log,
+    otaLog: log.child({ mod: 'ota' }),
+  });
+  const ota = createOta({
+    dataDir: cfg.dataDir,
+    driver,
+    registry,
+    ledPresets,
+    wifi,
+    tasks,
+    clock,
+    io,
+    log,
+    timings: overrides.otaTimings,
+  });
   const svc: AppServices = {
     clock,
     log,
@@ -208,40 +191,11 @@ export async function startHost(
     store,
     tasks,
     driver,
-    master,
-    registry,
-    groups,
-    discovery: new DiscoveryService({ driver, registry, groups, tasks }),
-    status: new StatusService({ driver, registry, groups, tasks }),
-    deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
-    control: new ControlService({ store, driver, registry, groups, master, log }),
-    wifi: new HostWifiService(cfg.wifi, runner, log),
-    firmware,
+    ...devices,
+    wifi: wifi.service,
+    ...ota,
     ledPresets,
-    ota: new OtaService(
-      {
-        driver,
-        registry,
-        firmware,
-        ledPresets,
-        wifi: wifiBackend,
-        lease,
-        clock,
-        io,
-        log: otaLog,
-        timings: { ...DEFAULT_OTA_TIMINGS, ...overrides.otaTimings },
-      },
-      tasks,
-    ),
-    nativePresets,
-    scenes,
-    sceneEditorSchema: () =>
-      sceneEditorSchema({
-        presets: nativePresets,
-        lora: () => ({ ...sceneDispatch.lora() }),
-        ledPresetOptions: () => ledPresets.options(),
-      }),
-    sceneDispatch,
+    ...scenes,
     ...createSpecials({
       store,
       driver,
@@ -251,7 +205,7 @@ export async function startHost(
       log,
       master,
       ledPresets,
-      nativePresets,
+      nativePresets: scenes.nativePresets,
       heatSlots,
     }),
     integration,

@@ -11,19 +11,17 @@ import { installCompression } from './compression.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { installSecurity, type SecurityOptions } from './security.ts';
 import { SseHub } from './sse.ts';
-import { deviceRoutes } from './routes/devices.ts';
-import { groupRoutes } from './routes/groups.ts';
-import { nativePresetRoutes } from './routes/native-presets.ts';
-import { sceneRoutes } from './routes/scenes.ts';
-import { sceneRunRoutes } from './routes/scene-run.ts';
+import { deviceRoutes, groupRoutes } from './routes/devices.ts';
+import { ledPresetRoutes } from './routes/led-presets.ts';
+import { nativePresetRoutes, sceneRoutes, sceneRunRoutes } from './routes/scenes.ts';
 import { specialsRoutes } from './routes/specials.ts';
 import { listRoutes } from './routes/lists.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
-import { uploadRoutes } from './routes/uploads.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { integrationRoutes } from './routes/integration.ts';
+import { wifiRoutes } from './routes/wifi.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -124,13 +122,14 @@ export async function buildApp(
       await api.register(deviceRoutes(svc));
       await api.register(groupRoutes(svc));
       await api.register(stateRoutes(svc));
-      await api.register(uploadRoutes(svc));
+      await api.register(ledPresetRoutes(svc));
       await api.register(nativePresetRoutes(svc));
       await api.register(sceneRoutes(svc));
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
+      await api.register(wifiRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

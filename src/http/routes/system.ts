@@ -1,4 +1,4 @@
-/** Health, master/task/gateway snapshots, gateway retry and state query, options, host WiFi. */
+/** Health, master/task/gateway snapshots, gateway retry and state query. */
 import type { FastifyInstance } from 'fastify';
 import { UnavailableError } from '../../errors.ts';
 import type { AppServices } from '../../services/index.ts';
@@ -52,9 +52,4 @@ export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     const r = await svc.driver.queryState();
     return { ok: r.ok, state: r.state, state_byte: r.state_byte, state_metadata_ms: r.state_metadata_ms };
   });
-
-  // Dropdown options from the active LED preset file ([] when none is active).
-  api.get('/options', async () => ({ ok: true, presets: svc.ledPresets.options() }));
-
-  api.get('/wifi/interfaces', async () => ({ ok: true, ifaces: await svc.wifi.interfaces() }));
 };

@@ -4,8 +4,8 @@
  * slots are 1-based (slot = seat + 1), the indexing the planner and the stream records use.
  */
 import * as z from 'zod';
-import type { StartblockSlot } from '../../domain/scene-types.ts';
-import { SCENE_LIMITS } from '../../domain/scene-types.ts';
+import type { StartblockSlot } from '../../domain/scenes/types.ts';
+import { SCENE_LIMITS } from '../../domain/scenes/types.ts';
 
 const color = z
   .string()

@@ -7,11 +7,10 @@
  * every decision (what to run, when to fire) is taken here.
  */
 import { ValidationError } from '../../errors.ts';
-import type { StartblockSlot } from '../../domain/scene-types.ts';
+import type { StartblockSlot } from '../../domain/scenes/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { TxOutcome } from '../../gateway/types.ts';
-import type { PlannedFrame } from '../dispatch-planner.ts';
-import type { RunResult } from '../scene-runner.ts';
+import type { PlannedFrame, RunResult } from '../scenes/index.ts';
 import { atWallTime, type WallTimer } from './at-time.ts';
 import { heatSlots, type Heat, type HeatBody } from './heat.ts';
 

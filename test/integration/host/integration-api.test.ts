@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { withHost, type Harness } from '../harness.ts';
 import { discoverAll } from './helpers.ts';
-import type { SimNode } from '../../../src/sim/sim-node.ts';
+import type { SimNode } from '../../../src/sim/node/node.ts';
 
 const SECRET = 'rotorhazard-test-secret-0123456789';
 const H = { 'x-lightnet-integration': SECRET };
