@@ -25,6 +25,7 @@ HEAT_EVENTS = ('HEAT_SET', 'HEAT_ALTER', 'PILOT_ALTER', 'FREQUENCY_SET', 'PROFIL
                'DATABASE_RESET', 'DATABASE_RESTORE', 'DATABASE_RECOVER', 'DATABASE_INITIALIZE')
 CANCEL_EVENTS = ('RACE_ABORT', 'RACE_STOP')
 RACE_BUSY = (1, 3)  # RaceStatus RACING, STAGING: no panel re-render now
+REFRESH_DEBOUNCE_S = 1.0
 
 
 class Bridge:
@@ -38,6 +39,8 @@ class Bridge:
         self.ui = RhUi(rhapi, self)
         self._stop = gevent.event.Event()
         self._heat_pending = False
+        self._pending_tokens = set()
+        self._refresh_scheduled = False
         self._status_dirty = True
         self._status_text = None
         self.last_stage = None
@@ -143,7 +146,22 @@ class Bridge:
         self.push_heat_later()
 
     def on_refresh(self, tokens):
-        gevent.spawn(self.ui.refresh, tokens)
+        """Coalesces refresh bursts (every node reply refreshes `devices`) into one pass per
+        second, and none while a race is staged or running: fetching and parsing the host's
+        lists costs CPU on the loop that also times the laps."""
+        self._pending_tokens.update(tokens)
+        if self._refresh_scheduled:
+            return
+        self._refresh_scheduled = True
+
+        def run():
+            gevent.sleep(REFRESH_DEBOUNCE_S)
+            while self.rhapi.race.status in RACE_BUSY and not self._stop.is_set():
+                gevent.sleep(1)
+            tokens_now, self._pending_tokens = list(self._pending_tokens), set()
+            self._refresh_scheduled = False
+            self.ui.refresh(tokens_now)
+        gevent.spawn(run)
 
     def status_dirty(self):
         self._status_dirty = True

@@ -36,20 +36,30 @@ class Lists:
 
     def __init__(self, client):
         self.client = client
+        self._memo = {}
+
+    def begin_pass(self):
+        """Each list is fetched (and parsed) at most once per refresh pass."""
+        self._memo = {}
+
+    def _get(self, path, key):
+        if path not in self._memo:
+            self._memo[path] = self.client.get(path).get(key, [])
+        return self._memo[path]
 
     def scenes(self):
-        return [(s['key'], s.get('label') or s['key']) for s in self.client.get('/api/scenes').get('scenes', [])]
+        return [(s['key'], s.get('label') or s['key']) for s in self._get('/api/scenes', 'scenes')]
 
     def presets(self):
-        return [(p['key'], p.get('label') or p['key']) for p in self.client.get('/api/native-presets').get('presets', [])]
+        return [(p['key'], p.get('label') or p['key']) for p in self._get('/api/native-presets', 'presets')]
 
     def groups(self):
-        rows = self.client.get('/api/groups').get('groups', [])
+        rows = self._get('/api/groups', 'groups')
         return [(ALL_GROUPS, 'All devices (broadcast)')] + [(str(g['id']), g.get('name') or str(g['id'])) for g in rows]
 
     def devices(self, startblocks_only=False):
         out = []
-        for d in self.client.get('/api/devices').get('devices', []):
+        for d in self._get('/api/devices', 'devices'):
             if startblocks_only and 'STARTBLOCK' not in (d.get('dev_type_caps') or []):
                 continue
             out.append((d['addr'], '{} ({})'.format(d.get('name') or d['addr'], d['addr'])))
@@ -95,6 +105,7 @@ class RhUi:
             for el in SCOPE_EFFECTS.get(t, ()):
                 if el not in wanted:
                     wanted.append(el)
+        self.lists.begin_pass()
         for el in wanted:
             if el == 'status':
                 self.bridge.status_dirty()
