@@ -1,9 +1,10 @@
-/** Banner strip: connection problems, simulated fleet, low battery. */
+/** Banner strip: connection problems, simulated fleet, low battery, the timing application's heat. */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { gateway, health, link, loadMaster } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { lowBattery } from './battery.ts';
+import { HeatBanner } from './HeatBanner.tsx';
 
 export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
   const g = gateway.value;
@@ -28,6 +29,7 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
         </div>
       )}
       {health.value?.phase === 'booting' && <div class="banner warn">Host starting…</div>}
+      <HeatBanner />
       {g && !g.ready && (
         <div class="banner bad" role="alert" data-testid="banner-gateway">
           Gateway not connected{g.last_error ? `: ${g.last_error}` : ''}
