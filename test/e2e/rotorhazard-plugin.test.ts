@@ -95,6 +95,49 @@ describe.skipIf(!available)('lightnet plugin in RotorHazard', () => {
     expect((await fetch(`${rig.rhUrl}/lightnet/api/devices`)).status).toBe(401);
   });
 
+  it('a-heat-with-pilots-set-in-rotorhazard-reaches-the-start-block-slots', async () => {
+    await setActions([{ event: 'heatSet', effect: 'lightnet_startblock_group', lightnet_sb_group: '255' }]);
+    for (const [id, callsign] of [
+      [1, 'Jäger'],
+      [2, 'Nova'],
+    ] as const) {
+      await io.emit('add_pilot');
+      await io.emit('alter_pilot', { pilot_id: id, callsign });
+    }
+    type Heats = { heats: { id: number; slots: { id: number; node_index: number }[] }[] };
+    // Earlier pilot edits broadcast heat lists too: wait for one that holds the new heat.
+    const heats = io.wait<Heats>('heat_data', (d) => d.heats.some((h) => h.slots.length >= 2));
+    await io.emit('add_heat');
+    await io.emit('load_data', { load_types: ['heat_data'] });
+    const heat = (await heats).heats.at(-1) as { id: number; slots: { id: number; node_index: number }[] };
+    const slot = (i: number) => heat.slots.find((s) => s.node_index === i)?.id;
+    await io.emit('alter_heat', { heat: heat.id, slot_id: slot(0), pilot: 1 });
+    await io.emit('alter_heat', { heat: heat.id, slot_id: slot(1), pilot: 2 });
+    await io.emit('set_current_heat', { heat: heat.id });
+
+    const view = await until(async () => {
+      const v = await rig.api<{ startblock_slots: { slot: number; callsign: string }[] }>(
+        'GET',
+        '/api/integration',
+      );
+      return v.body.startblock_slots.length >= 2 && v.body.startblock_slots[1]?.callsign === 'Nova'
+        ? v.body
+        : null;
+    }, 'the heat in GET /api/integration');
+    expect(view.startblock_slots[0]).toEqual({ slot: 1, callsign: 'Jäger', racechannel: 'R1' });
+    const blocks = rig.fleet.nodes.filter((n) => n.snapshot().startblock !== null);
+    expect(blocks.length).toBeGreaterThan(0);
+    await until(
+      async () =>
+        blocks.every((n) => {
+          const rec = n.snapshot().startblock?.display[1];
+          return rec?.name === 'JAGER' && rec.channel === 'R1';
+        }),
+      'pilot names on the start blocks',
+    );
+    await setActions([]);
+  });
+
   it('serves-the-lightnet-ui-with-live-updates-through-rotorhazards-port', async () => {
     let b: BrowserHandle | null = null;
     try {
@@ -111,6 +154,8 @@ describe.skipIf(!available)('lightnet plugin in RotorHazard', () => {
       });
       expect(renamed.status).toBe(200);
       await b.page.getByText('Finish Gate').first().waitFor();
+      // The heat RotorHazard set (previous test) is shown as the start blocks show it.
+      await b.page.getByTestId('banner-heat').getByText('1 Jäger R1').waitFor();
       await b.shot('rotorhazard-lightnet-ui');
     } finally {
       await b?.close();
@@ -220,48 +265,6 @@ describe.skipIf(!available)('lightnet plugin in RotorHazard', () => {
     await io.emit('stop_race');
     await io.emit('discard_laps');
     await setActions([]);
-  });
-
-  it('a-heat-with-pilots-set-in-rotorhazard-reaches-the-start-block-slots', async () => {
-    await setActions([{ event: 'heatSet', effect: 'lightnet_startblock_group', lightnet_sb_group: '255' }]);
-    for (const [id, callsign] of [
-      [1, 'Jäger'],
-      [2, 'Nova'],
-    ] as const) {
-      await io.emit('add_pilot');
-      await io.emit('alter_pilot', { pilot_id: id, callsign });
-    }
-    type Heats = { heats: { id: number; slots: { id: number; node_index: number }[] }[] };
-    // Earlier pilot edits broadcast heat lists too: wait for one that holds the new heat.
-    const heats = io.wait<Heats>('heat_data', (d) => d.heats.some((h) => h.slots.length >= 2));
-    await io.emit('add_heat');
-    await io.emit('load_data', { load_types: ['heat_data'] });
-    const heat = (await heats).heats.at(-1) as { id: number; slots: { id: number; node_index: number }[] };
-    const slot = (i: number) => heat.slots.find((s) => s.node_index === i)?.id;
-    await io.emit('alter_heat', { heat: heat.id, slot_id: slot(0), pilot: 1 });
-    await io.emit('alter_heat', { heat: heat.id, slot_id: slot(1), pilot: 2 });
-    await io.emit('set_current_heat', { heat: heat.id });
-
-    const view = await until(async () => {
-      const v = await rig.api<{ startblock_slots: { slot: number; callsign: string }[] }>(
-        'GET',
-        '/api/integration',
-      );
-      return v.body.startblock_slots.length >= 2 && v.body.startblock_slots[1]?.callsign === 'Nova'
-        ? v.body
-        : null;
-    }, 'the heat in GET /api/integration');
-    expect(view.startblock_slots[0]).toEqual({ slot: 1, callsign: 'Jäger', racechannel: 'R1' });
-    const blocks = rig.fleet.nodes.filter((n) => n.snapshot().startblock !== null);
-    expect(blocks.length).toBeGreaterThan(0);
-    await until(
-      async () =>
-        blocks.every((n) => {
-          const rec = n.snapshot().startblock?.display[1];
-          return rec?.name === 'JAGER' && rec.channel === 'R1';
-        }),
-      'pilot names on the start blocks',
-    );
   });
 
   it('rotorhazard-shutdown-leaves-no-host-process', async () => {
