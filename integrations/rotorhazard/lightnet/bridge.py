@@ -136,9 +136,14 @@ class Bridge:
         self.stop()
 
     def stop(self):
+        """Idempotent; also run from atexit, when gevent may already be winding down (the
+        host then still ends by itself: its stdin closes with this process)."""
         self._stop.set()
         if self.supervisor:
-            self.supervisor.stop()
+            try:
+                self.supervisor.stop()
+            except Exception as ex:
+                logger.info('Lightnet: host stop at exit: %s', ex)
 
     def on_host_connected(self):
         logger.info('Lightnet: connected to the host at %s', self._base_url())
