@@ -26,6 +26,10 @@ export interface Config {
   configFile: string | null;
   /** Seconds the host keeps restoring a rebooted known node before calling it offline. */
   restoreBudgetS?: number;
+  /** `rotorhazard` when a timing-application plugin manages this host, else `none`. */
+  integration?: 'none' | 'rotorhazard';
+  /** Shared secret of the loopback-only integration endpoints (required with --integration). */
+  integrationSecret?: string | null;
 }
 
 const DEFAULTS = {
@@ -42,6 +46,8 @@ const DEFAULTS = {
   'allowed-hosts': '',
   'log-level': 'info',
   'restore-budget': '300',
+  integration: 'none',
+  'integration-secret': '',
 } as const;
 type OptionName = keyof typeof DEFAULTS;
 
@@ -86,7 +92,15 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       '--restore-budget <s>',
       'seconds to keep putting a rebooted known node back into its group before calling it offline (default 300)',
     )
-    .option('--config <file>', 'JSON file with any of these options');
+    .option('--config <file>', 'JSON file with any of these options')
+    .option(
+      '--integration <app>',
+      'none | rotorhazard: managed by a timing-application plugin (prints a listening line, exits when stdin closes)',
+    )
+    .option(
+      '--integration-secret <s>',
+      'shared secret for the loopback integration API (prefer the env variable)',
+    );
   program.parse(argv, { from: 'user' });
   const flags = program.opts<Record<string, string | undefined>>();
 
@@ -133,6 +147,16 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
   }
+  const integration = pick('integration');
+  if (integration !== 'none' && integration !== 'rotorhazard') {
+    throw new ConfigError('--integration must be none or rotorhazard');
+  }
+  const integrationSecret = pick('integration-secret') || null;
+  if (integration !== 'none' && (!integrationSecret || integrationSecret.length < 16)) {
+    throw new ConfigError(
+      '--integration-secret (or LIGHTNET_INTEGRATION_SECRET) of at least 16 characters is required with --integration',
+    );
+  }
   return {
     port: parse(numberIn('port', 0, 65535), pick('port')),
     host: pick('host'),
@@ -149,6 +173,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     logLevel,
     configFile,
     restoreBudgetS: parse(numberIn('restore-budget', 10, 3600), pick('restore-budget')),
+    integration,
+    integrationSecret,
   };
 }
 

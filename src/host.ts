@@ -19,7 +19,9 @@ import { createLinkTest } from './services/link-test/index.ts';
 import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { AppServices } from './services/index.ts';
 import { createBackup } from './services/backup/index.ts';
+import { createIntegration, type IntegrationService } from './services/integration/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
+import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
 import { createSpecials } from './services/specials/index.ts';
@@ -183,6 +185,9 @@ export async function startHost(
   const { registry, master } = devices;
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
+  // The integration is built after the scenes it drives; they read its heat lazily.
+  let integration: IntegrationService | null = null;
+  const heatSlots = (): StartblockSlot[] => integration?.slots() ?? [];
   const scenes = createScenes({
     store,
     driver,
@@ -192,6 +197,13 @@ export async function startHost(
     registry,
     groups: devices.groups,
     ledPresets,
+    heatSlots,
+  });
+  integration = createIntegration({
+    mode: cfg.integration ?? 'none',
+    log,
+    driver,
+    sceneDispatch: scenes.sceneDispatch,
   });
   let phase: 'booting' | 'ready' = 'booting';
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
@@ -238,6 +250,7 @@ export async function startHost(
       master,
       ledPresets,
       nativePresets: scenes.nativePresets,
+      heatSlots,
     }),
     backup: createBackup({
       dataDir: cfg.dataDir,
@@ -248,6 +261,7 @@ export async function startHost(
       clock,
       log,
     }),
+    integration,
     phase: () => phase,
     logs,
     history,
@@ -266,6 +280,7 @@ export async function startHost(
       sessions: overrides.http?.sessions,
     },
     limits: overrides.http?.limits,
+    integrationSecret: cfg.integrationSecret ?? null,
     uiDir: overrides.uiDir,
   });
   await app.listen({ port: cfg.port, host: cfg.host });

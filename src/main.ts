@@ -30,6 +30,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if (cfg.integration && cfg.integration !== 'none') {
+    // Managed by a timing-application plugin: tell it where we listen (port 0 = any free
+    // one), and end with it — its stdin pipe closes when it exits or dies, even on SIGKILL,
+    // so no orphan keeps the gateway's serial port.
+    process.stdout.write(`${JSON.stringify({ lightnet: 'listening', port: host.port, url: host.url })}\n`);
+    process.stdin.on('end', () => stop('stdin closed'));
+    process.stdin.on('error', () => stop('stdin closed'));
+    process.stdin.resume();
+  }
 }
 
 main().catch((err: unknown) => {

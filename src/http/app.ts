@@ -33,6 +33,7 @@ import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
+import { integrationRoutes } from './routes/integration.ts';
 import { wifiRoutes } from './routes/wifi.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { linkRoutes } from './routes/links.ts';
@@ -47,6 +48,8 @@ export interface AppOptions {
   uiDir?: string;
   /** Timeouts and per-client connection cap (tests shrink them). */
   limits?: Partial<HttpLimits>;
+  /** Shared secret of the plugin-only integration routes; null when standalone. */
+  integrationSecret?: string | null;
 }
 
 /** Router-level refusals (a malformed or overlong path segment) in the API's error shape. */
@@ -119,7 +122,12 @@ export async function buildApp(
   const uiDir = opts.uiDir ?? defaultUiDir();
   const indexHtml = loadIndexHtml(uiDir, prefix);
   installConnectionGuard(app, { ...DEFAULT_HTTP_LIMITS, ...opts.limits });
-  installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
+  installSecurity(app, prefix, {
+    ...opts.security,
+    loginHtml: opts.security.loginHtml ?? indexHtml,
+    // The plugin-only integration routes check their own shared secret.
+    ownAuthPrefix: `${prefix}/api/integration/`,
+  });
   installActivityHooks(app, svc.log);
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
@@ -164,6 +172,7 @@ export async function buildApp(
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
+      await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
       await api.register(wifiRoutes(svc));
       await api.register(activityRoutes(svc));
       await api.register(linkRoutes(svc));

@@ -21,6 +21,8 @@ export interface SecurityOptions {
   now?: () => number;
   throttle?: Partial<ThrottleOptions>;
   sessions?: Partial<SessionOptions>;
+  /** Paths under this prefix authenticate themselves (the integration routes' shared secret). */
+  ownAuthPrefix?: string;
 }
 
 const COOKIE = 'lightnet_session';
@@ -91,6 +93,7 @@ export function installSecurity(app: FastifyInstance, prefix: string, opts: Secu
     const path = req.url.split('?')[0] ?? '';
     // The UI's static bundle carries no data; the login page needs it before a session exists.
     if (open.has(path) || path.startsWith(`${prefix}/assets/`)) return;
+    if (opts.ownAuthPrefix && path.startsWith(opts.ownAuthPrefix)) return;
     const auth = req.headers.authorization;
     if (auth?.startsWith('Bearer ')) {
       const client = clientOf(req);

@@ -8,6 +8,7 @@ import type { TaskManager } from '../tasks/task-manager.ts';
 import type { BackupService } from './backup/index.ts';
 import type { DevicesServices } from './devices/index.ts';
 import type { LedPresetsService } from './led-presets/index.ts';
+import type { IntegrationService } from './integration/index.ts';
 import type { FirmwareStore, OtaService } from './ota/index.ts';
 import type { ScenesServices } from './scenes/index.ts';
 import type { SpecialsActions, SpecialsSchema, SpecialsService } from './specials/index.ts';
@@ -39,6 +40,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   linkTest: LinkTestService;
   /** Operator backup and restore of state, preset files and the firmware index. */
   backup: BackupService;
+  /** Timing-application integration (heat, armed race start); mode `none` standalone. */
+  integration: IntegrationService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -26,6 +26,8 @@ export interface HostOptions {
   /** Default: the in-process simulator on a memory link. */
   gateway?: Config['gateway'];
   overrides?: HostOverrides;
+  /** Run as managed by a timing-application plugin with this shared secret. */
+  integrationSecret?: string;
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
@@ -61,6 +63,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     allowedHosts: o.allowedHosts ?? [],
     logLevel: 'silent',
     configFile: null,
+    ...(o.integrationSecret ? { integration: 'rotorhazard', integrationSecret: o.integrationSecret } : {}),
   };
 }
 

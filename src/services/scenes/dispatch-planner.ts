@@ -19,6 +19,7 @@ import type {
   OffsetGroupAction,
   SceneAction,
   StartblockAction,
+  StartblockSlot,
 } from '../../domain/scenes/types.ts';
 import {
   NO_OFFSETS,
@@ -50,6 +51,8 @@ export interface PlanContext {
   preset(ref: string): NativePreset | undefined;
   /** Our savings on (true) or the original host's plan (false). */
   optimize: boolean;
+  /** The current heat's start-block slots from a timing application (1-based); none standalone. */
+  heatSlots?: readonly StartblockSlot[];
 }
 
 export interface PlannedFrame {
@@ -203,8 +206,11 @@ function startblockFrames(env: Env, a: StartblockAction): PlannedFrame[] {
     throw new Degraded('target_not_found', { target: a.target });
   const devices = reached.filter((d) => d.startblock !== null);
   if (a.target.kind === 'device' && devices.length === 0) throw new Degraded('not_a_startblock_device');
-  // Without a timing application there is no current heat: the slots are sent empty.
-  const list = a.params.startblock_use_current_heat === false ? (a.params.startblock_slot_list ?? []) : [];
+  // The current heat comes from a timing application; standalone the slots are sent empty.
+  const list =
+    a.params.startblock_use_current_heat === false
+      ? (a.params.startblock_slot_list ?? [])
+      : (env.ctx.heatSlots ?? []);
   const out: PlannedFrame[] = [];
   for (const d of devices) {
     const sb = d.startblock as { first: number; slots: number };

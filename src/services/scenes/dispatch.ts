@@ -5,12 +5,12 @@
  */
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { NativePreset } from '../../domain/scenes/native-preset.ts';
-import type { Scene, SceneAction } from '../../domain/scenes/types.ts';
+import type { Scene, SceneAction, StartblockSlot } from '../../domain/scenes/types.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { estimateCost, loraInfo, type CostEstimate, type LoraInfo } from './cost-estimator.ts';
 import type { DeviceRegistry } from '../devices/index.ts';
-import { planScene, type PlanContext, type PlanDevice } from './dispatch-planner.ts';
+import { planScene, type PlanContext, type PlanDevice, type PlannedFrame } from './dispatch-planner.ts';
 import type { RunResult, SceneRunner } from './runner.ts';
 
 export interface SceneSource {
@@ -31,6 +31,8 @@ export interface SceneDispatchDeps {
   runner: SceneRunner;
   /** The learned per-packet overhead of the wall-clock estimate. */
   overhead?: () => { ms: number; source: 'measured' | 'default' };
+  /** The current heat's start-block slots (timing-application integration). */
+  heatSlots?: () => readonly StartblockSlot[];
 }
 
 /** A draft body: `{label?, actions, stop_on_error?}`. */
@@ -64,7 +66,12 @@ export class SceneDispatchService {
           : null,
       };
     });
-    return { devices, optimize, preset: (ref) => this.deps.presets.resolve(ref) };
+    return {
+      devices,
+      optimize,
+      preset: (ref) => this.deps.presets.resolve(ref),
+      heatSlots: this.deps.heatSlots?.() ?? [],
+    };
   }
 
   estimateStored(key: string): CostEstimate {
@@ -96,6 +103,19 @@ export class SceneDispatchService {
     const label = draft ? draftLabel(body.label) : (stored?.label ?? key);
     const stopOnError = parseStop(body.stop_on_error, stored?.stop_on_error ?? true);
     return this.deps.runner.run({ key, label, actions, stopOnError, draft, context: this.planContext() });
+  }
+
+  /**
+   * The trigger SYNC that would follow this stored scene (its brightness is the scene's last
+   * preset's), planned ahead so a race start only has to hand it to the driver.
+   */
+  planSyncAfter(key: string | null): PlannedFrame {
+    const stored = key ? this.deps.scenes.lookup(key) : undefined;
+    if (key && !stored) throw new NotFoundError('scene_not_found');
+    const plan = planScene([...(stored?.actions ?? []), { kind: 'sync' }], this.planContext());
+    const frame = plan.at(-1)?.frames[0];
+    if (!frame) throw new Error('sync plan without a frame');
+    return frame;
   }
 
   cancel(): { cancelled: boolean; scene: string | null } {

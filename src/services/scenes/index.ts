@@ -4,6 +4,7 @@
  * frames a run sends). The start-block payload encoder is shared with device options.
  */
 import type { Clock } from '../../clock.ts';
+import type { StartblockSlot } from '../../domain/scenes/types.ts';
 import type { EventBus } from '../../events.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
@@ -19,6 +20,8 @@ import { WireOverheadCalibration } from './overhead-calibration.ts';
 import { SceneRunner } from './runner.ts';
 
 export { SceneDispatchService } from './dispatch.ts';
+export type { PlannedFrame } from './dispatch-planner.ts';
+export type { RunResult } from './runner.ts';
 export { SceneService } from './library.ts';
 export { NativePresetService } from './native-presets.ts';
 export { startblockPayload, STARTBLOCK_SLOTS } from './plan-fields.ts';
@@ -41,6 +44,8 @@ export function createScenes(d: {
   registry: DeviceRegistry;
   groups: GroupService;
   ledPresets: LedPresetsService;
+  /** The current heat's start-block slots from a timing application (read at plan time). */
+  heatSlots?: () => readonly StartblockSlot[];
 }): ScenesServices {
   const { store, clock, log, driver } = d;
   const nativePresets = new NativePresetService({ store, clock, log });
@@ -63,6 +68,7 @@ export function createScenes(d: {
     driver,
     runner,
     overhead: () => overhead.current(),
+    heatSlots: d.heatSlots,
   });
   return {
     nativePresets,

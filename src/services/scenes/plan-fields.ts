@@ -75,9 +75,12 @@ export const STARTBLOCK_SLOTS = 8;
 const STARTBLOCK_RECORD_VERSION = 0x01;
 const NAME_MAX = 32;
 
-/** Upper-case ASCII; characters the display cannot show become spaces; at most 32. */
+/** Upper-case ASCII (accents dropped, ß → SS); characters the display cannot show become spaces; at most 32. */
 export function startblockName(callsign: string): string {
   return callsign
+    .replace(/ß/g, 'ss')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toUpperCase()
     .replace(/[^A-Z0-9 _\-.+]/g, ' ')
     .slice(0, NAME_MAX);

@@ -12,6 +12,7 @@ import {
   type ParamValue,
 } from '../../domain/specials/functions.ts';
 import type { Device } from '../../domain/model.ts';
+import type { StartblockSlot } from '../../domain/scenes/types.ts';
 import { ActionFailedError, ValidationError } from '../../errors.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
@@ -43,6 +44,8 @@ export class SpecialsActions {
       store: Store;
       master: MasterView;
       log: Logger;
+      /** The current heat's start-block slots (timing-application integration); none standalone. */
+      heatSlots?: () => readonly StartblockSlot[];
     },
   ) {}
 
@@ -153,9 +156,9 @@ export class SpecialsActions {
   }
 
   /**
-   * One STREAM record per slot the node shows (startblock_first_slot .. + slots - 1). The
-   * standalone host has no heat from a timing application, so every slot is sent empty:
-   * channel `--`, no pilot name (the node clears the slot).
+   * One STREAM record per slot the node shows (startblock_first_slot .. + slots - 1), filled
+   * from the timing application's current heat. Standalone there is no heat, so every slot
+   * is sent empty: channel `--`, no pilot name (the node clears the slot).
    */
   private async startblockControl(t: Target): Promise<Record<string, unknown>> {
     const s = materializeSpecials(t.caps, t.device.specials);
@@ -163,8 +166,10 @@ export class SpecialsActions {
     const last = Math.min(STARTBLOCK_SLOTS, first + (s.startblock_slots ?? 1) - 1);
     const sent: { slot: number; device: string; result: { expected: number; acked: number } }[] = [];
     const errors: string[] = [];
+    const heat = this.deps.heatSlots?.() ?? [];
     for (let slot = first; slot <= last; slot++) {
-      const r = await this.deps.driver.stream(t.addr, startblockPayload(slot, undefined), SEND);
+      const entry = heat.find((e) => e.slot === slot);
+      const r = await this.deps.driver.stream(t.addr, startblockPayload(slot, entry), SEND);
       const acked = r.ok && r.value.ok ? 1 : 0;
       if (!r.ok) errors.push(`slot ${slot}: ${r.detail}`);
       sent.push({ slot, device: t.addr, result: { expected: 1, acked } });

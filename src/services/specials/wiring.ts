@@ -1,5 +1,6 @@
 /** Builds the specials services (schema, write/read/import, actions) from the host's parts. */
 import type { Clock } from '../../clock.ts';
+import type { StartblockSlot } from '../../domain/scenes/types.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { Store } from '../../state/store.ts';
@@ -28,6 +29,8 @@ export function createSpecials(deps: {
   ledPresets?: { ledPresetOptions(): { id: number; name: string }[] };
   /** The native-preset service; without it the store's `native_presets` are read directly. */
   nativePresets?: { list(): readonly unknown[] };
+  /** The current heat's start-block slots (timing-application integration). */
+  heatSlots?: () => readonly StartblockSlot[];
 }): { specials: SpecialsService; specialsSchema: SpecialsSchema; specialsActions: SpecialsActions } {
   const presets = deps.nativePresets;
   const native: NativePresetSource = presets
@@ -52,6 +55,7 @@ export function createSpecials(deps: {
     store: deps.store,
     master: deps.master,
     log: deps.log,
+    heatSlots: deps.heatSlots,
   });
   return { specials, specialsSchema, specialsActions };
 }

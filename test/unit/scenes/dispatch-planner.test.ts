@@ -218,7 +218,8 @@ describe('dispatch planner: exact frames', () => {
     );
     const frames = out[0]?.frames ?? [];
     expect(frames.map((f) => f.receiver)).toEqual(['ABC001', 'ABC001']);
-    expect([...(frames[0]?.body ?? [])]).toEqual([1, 3, 0x52, 0x31, 5, 0x41, 0x43, 0x45, 0x20, 0x20]);
+    // "Ace ü" → "ACE U": accents are dropped, not blanked (the original's table was mojibake).
+    expect([...(frames[0]?.body ?? [])]).toEqual([1, 3, 0x52, 0x31, 5, 0x41, 0x43, 0x45, 0x20, 0x55]);
     expect([...(frames[1]?.body ?? [])]).toEqual([1, 4, 0x2d, 0x2d, 0]);
   });
 });

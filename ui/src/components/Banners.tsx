@@ -1,9 +1,10 @@
-/** Banner strip: connection problems, state not saved or lost, simulated fleet, low battery. */
+/** Banner strip: connection problems, state not saved or lost, simulated fleet, low battery, the timing application's heat. */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { gateway, health, link, loadHealth, loadMaster } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { lowBattery } from './battery.ts';
+import { HeatBanner } from './HeatBanner.tsx';
 
 export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
   const g = gateway.value;
@@ -51,6 +52,7 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
           takes writes again (free disk space, fix permissions).
         </div>
       )}
+      <HeatBanner />
       {g && !g.ready && (
         <div class="banner bad" role="alert" data-testid="banner-gateway">
           Gateway not connected{g.last_error ? `: ${g.last_error}` : ''}

@@ -1,0 +1,85 @@
+/**
+ * Timing-application integration. `GET /integration` is the operator's view (mode, current
+ * heat and its start-block slots, the armed race start) behind the normal guard. Everything
+ * under `/integration/` is for the plugin only: loopback callers presenting the per-start
+ * shared secret in `X-Lightnet-Integration` (404 when the host runs standalone).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import * as z from 'zod';
+import { heatBodySchema } from '../../services/integration/index.ts';
+import type { AppServices } from '../../services/index.ts';
+import { bodyObject, parseBody } from '../validation.ts';
+
+export const INTEGRATION_HEADER = 'x-lightnet-integration';
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+const armSchema = z.object({
+  scene: z.string().min(1).max(64).nullable().default(null),
+  start_epoch_ms: z.number().int().positive(),
+  lead_ms: z.number().int().min(0).max(5000).optional(),
+});
+const scheduleSchema = z.object({ at_epoch_ms: z.number().int().positive() });
+const cancelSchema = z.object({ reason: z.string().max(64).default('cancelled') });
+
+interface KeyParams {
+  key: string;
+}
+
+export const integrationRoutes =
+  (svc: AppServices, secret: string | null) => async (api: FastifyInstance) => {
+    const integ = svc.integration;
+    api.get('/integration', async () => ({ ok: true, ...integ.view() }));
+
+    const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      if (!secret) {
+        return reply
+          .code(404)
+          .send({ ok: false, error: 'integration disabled: start the host with --integration' });
+      }
+      if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) {
+        return reply.code(403).send({ ok: false, error: 'integration API: loopback callers only' });
+      }
+      const given = req.headers[INTEGRATION_HEADER];
+      if (typeof given !== 'string' || !timingSafeEqual(digest(given), digest(secret))) {
+        return reply.code(401).send({ ok: false, error: `${INTEGRATION_HEADER}: wrong or missing secret` });
+      }
+      integ.touch();
+    };
+
+    await api.register(async (priv) => {
+      priv.addHook('onRequest', guard);
+      priv.get('/integration/heat', async () => ({
+        ok: true,
+        heat: integ.heat(),
+        startblock_slots: integ.slots(),
+      }));
+      priv.put('/integration/heat', async (req) => {
+        const heat = integ.setHeat(parseBody(heatBodySchema, req.body));
+        return { ok: true, heat, startblock_slots: integ.slots() };
+      });
+      priv.post<{ Params: KeyParams }>('/integration/scenes/:key/run', async (req, reply) => {
+        // A body with `actions` runs that draft under this key (presets to a group, start blocks).
+        await integ.startScene(req.params.key, bodyObject(req.body));
+        return reply.code(202).send({ ok: true, started: req.params.key });
+      });
+      priv.post<{ Params: KeyParams }>('/integration/scenes/:key/schedule', async (req) => {
+        const b = parseBody(scheduleSchema, req.body);
+        return { ok: true, ...integ.schedule(req.params.key, b.at_epoch_ms) };
+      });
+      priv.post('/integration/race/arm', async (req) => {
+        const b = parseBody(armSchema, req.body);
+        const pending = await integ.armStart({
+          scene: b.scene,
+          startEpochMs: b.start_epoch_ms,
+          leadMs: b.lead_ms,
+        });
+        return { ok: true, pending };
+      });
+      priv.post('/integration/race/cancel', async (req) => {
+        const b = parseBody(cancelSchema, req.body);
+        return { ok: true, cancelled: integ.cancelStart(b.reason) };
+      });
+    });
+  };
