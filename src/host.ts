@@ -13,6 +13,7 @@ import { buildApp } from './http/app.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
 import { processRunner, type CommandRunner } from './services/command-runner.ts';
+import { BlackoutService } from './services/race/blackout.ts';
 import { ControlService } from './services/control.ts';
 import { DeviceMetaService } from './services/device-meta.ts';
 import { DeviceRegistry } from './services/device-registry.ts';
@@ -200,6 +201,14 @@ export async function startHost(
     status: new StatusService({ driver, registry, groups, tasks }),
     deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
     control: new ControlService({ store, driver, registry, groups, master, log }),
+    blackout: new BlackoutService({
+      driver,
+      store,
+      log: log.child({ mod: 'race' }),
+      cancelScene: () => sceneDispatch.cancel(),
+      cancelTask: () => tasks.cancel()?.name ?? null,
+      note: (ev) => master.note(ev),
+    }),
     wifi: new HostWifiService(cfg.wifi, runner, log),
     firmware,
     ledPresets,

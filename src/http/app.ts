@@ -23,6 +23,7 @@ import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
+import { raceRoutes } from './routes/race.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -122,6 +123,7 @@ export async function buildApp(
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
+      await api.register(raceRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { Store } from '../state/store.ts';
 import type { TaskManager } from '../tasks/task-manager.ts';
 import type { ControlService } from './control.ts';
+import type { BlackoutService } from './race/blackout.ts';
 import type { DeviceMetaService } from './device-meta.ts';
 import type { DeviceRegistry } from './device-registry.ts';
 import type { DiscoveryService } from './discovery.ts';
@@ -37,6 +38,8 @@ export interface AppServices {
   status: StatusService;
   deviceMeta: DeviceMetaService;
   control: ControlService;
+  /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
+  blackout: BlackoutService;
   wifi: HostWifiService;
   /** Uploaded firmware and cfg.json files. */
   firmware: FirmwareStore;

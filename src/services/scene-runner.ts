@@ -199,6 +199,12 @@ export class SceneRunner {
     const sent: PlannedFrame[] = [];
     const failures: string[] = [];
     for (const f of a.frames) {
+      // A cancel (Stop, Blackout) ends the action between frames: what follows must not
+      // land after the blackout's off frame.
+      if (signal.aborted) {
+        failures.push('cancelled');
+        break;
+      }
       const err = await this.sendFrame(f);
       if (err === null) sent.push(f);
       else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err}` : err);
@@ -212,6 +218,17 @@ export class SceneRunner {
     }
     if (failures.length === 0)
       return { ...base, ok: true, state: 'ok', duration_ms: duration(), frames_sent: sent.length, ...detail };
+    if (failures.length === 1 && failures[0] === 'cancelled') {
+      return {
+        ...base,
+        ok: false,
+        state: 'cancelled',
+        error: 'cancelled',
+        duration_ms: duration(),
+        frames_sent: sent.length,
+        ...detail,
+      };
+    }
     const error =
       a.kind === 'offset_group'
         ? `offset_group_partial_failure: ${failures[0]}`
