@@ -1,7 +1,7 @@
 /** Devices-page dialogs: discover, new group, re-sync groups, control, low battery. */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
-import { batteryLevel, formatMac, formatVolts } from '../format.ts';
+import { batteryLevel, cellCount, formatMac, formatVolts } from '../format.ts';
 import { groups, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
@@ -319,14 +319,14 @@ export function BatteryDialog({ onClose }: { onClose: () => void }) {
         </thead>
         <tbody>
           {lowBattery.value.map((d) => {
-            const twoS = d.voltage_mV < 12000;
+            const cells = cellCount(d.voltage_mV);
             return (
               <tr key={d.addr}>
                 <td>{d.name}</td>
                 <td class="mono">{formatMac(d.full_mac, d.addr)}</td>
                 <td class={`lvl-${batteryLevel(d.voltage_mV, t)}`}>{formatVolts(d.voltage_mV)}</td>
-                <td>{twoS ? '2S' : '6S'}</td>
-                <td>{(twoS ? t.warn2s : t.warn6s).toFixed(1)} V</td>
+                <td>{cells}S</td>
+                <td>{(cells * t.warnPerCell).toFixed(1)} V</td>
                 <td>
                   <button
                     type="button"
