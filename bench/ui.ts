@@ -147,7 +147,9 @@ async function cpuMeter(b: BrowserHandle): Promise<Cpu> {
 async function measured(cpu: Cpu, run: () => Promise<number>): Promise<{ wall: number; cpu: number }> {
   const c0 = await cpu();
   const wall = await run();
-  return { wall, cpu: (await cpu()) - c0 };
+  const c1 = await cpu();
+  // A navigation may start the counters afresh: then all of it belongs to the new page.
+  return { wall, cpu: c1 >= c0 ? c1 - c0 : c1 };
 }
 
 async function tableOpen(page: Page, url: string, n: number): Promise<number> {
