@@ -120,7 +120,7 @@ describe('devices page', () => {
       await control.locator('input[name=brightness]').fill('200');
       await b.shot('04-control-dialog');
       await control.getByRole('button', { name: 'Send' }).click();
-      await toast(page, /Control sent to group 'Finish Line': 1 frame sent/);
+      await toast(page, /'preset 3' sent to group 'Finish Line': 1 frame/);
       await control.getByRole('button', { name: 'Close' }).first().click();
 
       // Locate by clicking a name; status poll of everything.

@@ -1,14 +1,14 @@
-/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'login'. */
+/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'race', 'help', 'login'. */
 import { signal } from '@preact/signals';
 import { basePath } from './api.ts';
 
-export type Route = 'devices' | 'scenes' | 'login';
+export type Route = 'devices' | 'scenes' | 'race' | 'help' | 'login';
+
+const NAMED: readonly Route[] = ['scenes', 'race', 'help', 'login'];
 
 function parse(): Route {
   const rest = location.pathname.slice(basePath().length).replace(/^\/+|\/+$/g, '');
-  if (rest === 'scenes') return 'scenes';
-  if (rest === 'login') return 'login';
-  return 'devices';
+  return NAMED.find((r) => r === rest) ?? 'devices';
 }
 
 export const route = signal<Route>(parse());

@@ -78,3 +78,18 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
       return { text: `${label} done`, ok: true };
   }
 }
+
+/**
+ * The gateway's or host's last event in words: "TASK_STATUS_ERROR" after a cancel the
+ * operator asked for reads "Status poll cancelled"; other names lower-case, no underscores.
+ */
+export function eventText(name: string, error: string | null): string {
+  const m = /^TASK_(.+)_(START|DONE|ERROR)$/.exec(name);
+  if (m) {
+    const label = taskLabel(m[1]!.toLowerCase());
+    if (m[2] === 'START') return `${label} started`;
+    if (m[2] === 'DONE') return `${label} done`;
+    return error === 'cancelled' ? `${label} cancelled` : `${label} failed`;
+  }
+  return name.toLowerCase().replace(/_/g, ' ');
+}

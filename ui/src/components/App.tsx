@@ -15,6 +15,9 @@ import { sceneDirty } from '../scene-draft.ts';
 import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
+import { RacePage } from '../race/RacePage.tsx';
+import { HelpPage } from '../help/HelpPage.tsx';
+import { PageLink } from '../common/PageLink.tsx';
 
 let started = false;
 function startOnce(): void {
@@ -87,6 +90,8 @@ export function App() {
               </span>
             )}
           </a>
+          <PageLink to="race" label="Race" title="Race-day panel: Blackout, pinned scenes, race mode" />
+          <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
         </nav>
         <span class="spacer" />
         <button
@@ -108,7 +113,15 @@ export function App() {
       </header>
       <StatusBar />
       <Banners onShowBattery={() => setBattery(true)} />
-      {r === 'scenes' ? <ScenesPage /> : <DevicesPage />}
+      {r === 'scenes' ? (
+        <ScenesPage />
+      ) : r === 'race' ? (
+        <RacePage />
+      ) : r === 'help' ? (
+        <HelpPage />
+      ) : (
+        <DevicesPage />
+      )}
       {battery && <BatteryDialog onClose={() => setBattery(false)} />}
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
       {native && <NativePresetsDialog onClose={() => setNative(false)} />}

@@ -19,6 +19,7 @@ import { LedPresetsDialog } from '../dialogs/LedPresetsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
 import { registerShortcut } from '../keys.ts';
+import { raceMode } from '../race/race-mode.ts';
 
 type DialogName = 'discover' | 'newGroup' | 'resync' | 'firmware' | 'ledPresets' | null;
 
@@ -47,6 +48,8 @@ export function DevicesPage() {
   }, []);
   const searchRef = useRef<HTMLInputElement>(null);
   const busy = taskRunning.value;
+  // Race mode hides maintenance actions that could take nodes down mid-race.
+  const race = raceMode.value;
   const busyTitle = busy ? 'Busy: a task is running' : '';
   const existing = new Set(devices.value.map((d) => d.addr));
   const selected = [...selection.value].filter((a) => existing.has(a));
@@ -201,13 +204,15 @@ export function DevicesPage() {
           >
             Re-sync groups…
           </button>
-          <button
-            type="button"
-            onClick={() => setDialog('firmware')}
-            title="Over-the-air firmware, preset and config updates"
-          >
-            Firmware…
-          </button>
+          {!race && (
+            <button
+              type="button"
+              onClick={() => setDialog('firmware')}
+              title="Over-the-air firmware, preset and config updates"
+            >
+              Firmware…
+            </button>
+          )}
           <button
             type="button"
             onClick={() => setDialog('ledPresets')}
@@ -223,14 +228,16 @@ export function DevicesPage() {
           >
             Save
           </button>
-          <button
-            type="button"
-            onClick={reload}
-            disabled={busy}
-            title={busyTitle || 'Replace the in-memory state with the file on disk'}
-          >
-            Reload
-          </button>
+          {!race && (
+            <button
+              type="button"
+              onClick={reload}
+              disabled={busy}
+              title={busyTitle || 'Replace the in-memory state with the file on disk'}
+            >
+              Reload
+            </button>
+          )}
         </div>
         <div class="toolbar" role="toolbar" aria-label="Selection actions">
           <span class="muted" data-testid="selected-count">

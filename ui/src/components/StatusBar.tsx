@@ -2,7 +2,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { formatElapsed, relativeTime } from '../format.ts';
-import { gateway, loadMaster, master, nowS, task, taskReceivedAt } from '../store.ts';
+import { gateway, link, loadMaster, master, nowS, task, taskReceivedAt } from '../store.ts';
+import { BlackoutButton } from '../race/BlackoutButton.tsx';
+import { raceMode } from '../race/race-mode.ts';
+import { PageLink } from '../common/PageLink.tsx';
+import { eventText } from '../task-text.ts';
 import { taskLabel, taskMessage, taskProgress } from '../task-text.ts';
 import { toast, toastError } from '../toasts.ts';
 
@@ -19,7 +23,9 @@ export function GatewayPill() {
   const m = master.value;
   const [busy, setBusy] = useState(false);
   const state = m?.state ?? 'UNKNOWN';
-  const cls = g && !g.ready ? 'bad outline' : (STATE_CLASS[state] ?? 'none');
+  // Without the host the last known gateway state is stale: never show it green.
+  const hostLost = link.value === 'lost';
+  const cls = hostLost ? 'none outline' : g && !g.ready ? 'bad outline' : (STATE_CLASS[state] ?? 'none');
   const transport = g?.transport ?? '?';
   const title = [
     `Gateway state ${state} (byte ${m?.state_byte ?? '?'})`,
@@ -52,7 +58,7 @@ export function GatewayPill() {
       data-testid="gateway-pill"
     >
       <span class="dot" aria-hidden="true" />
-      <span>{g && !g.ready ? 'GATEWAY DOWN' : state}</span>
+      <span>{hostLost ? 'HOST UNREACHABLE' : g && !g.ready ? 'GATEWAY DOWN' : state}</span>
       <span class="muted">· {transport}</span>
     </button>
   );
@@ -125,11 +131,22 @@ export function StatusBar() {
           class="muted small-text"
           title={m.last_event_ts ? new Date(m.last_event_ts * 1000).toLocaleString() : ''}
         >
-          last: {m.last_event || '—'}{' '}
+          last: {m.last_event ? eventText(m.last_event, m.last_error) : '—'}{' '}
           {m.last_event_ts ? `(${relativeTime(m.last_event_ts, nowS.value)})` : ''}
         </span>
       )}
       <TaskLine />
+      <span class="status-right">
+        {raceMode.value && (
+          <span class="pill race-pill" title="Race mode: destructive actions are hidden (Race page)">
+            RACE MODE
+          </span>
+        )}
+        <span class="help-link">
+          <PageLink to="help" label="? Help" title="What the states, marks and keys mean" />
+        </span>
+        <BlackoutButton />
+      </span>
     </div>
   );
 }

@@ -1,4 +1,4 @@
-/** Devices-page dialogs: discover, new group, re-sync groups, control, low battery. */
+/** Devices-page dialogs: discover, new group, re-sync groups, low battery (control: ControlDialog.tsx). */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { batteryLevel, cellCount, formatMac, formatVolts } from '../format.ts';
@@ -196,103 +196,7 @@ export function ResyncDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-const USER_FLAGS: [number, string, string][] = [
-  [0x02, 'Arm on sync', 'Queue on the node until the next SYNC'],
-  [0x08, 'Instant transition', 'Force a zero transition time'],
-  [0x10, 'Force re-apply', 'Restart the effect even if unchanged'],
-  [0x20, 'Offset mode', 'Sticky on the node until cleared by an offset group with mode none'],
-];
-
-export interface ControlTarget {
-  macs?: string[];
-  groupId?: number;
-  label: string;
-}
-
-export function ControlDialog({ target, onClose }: { target: ControlTarget; onClose: () => void }) {
-  const [flags, setFlags] = useState(0);
-  const [presetId, setPreset] = useState(0);
-  const [brightness, setBri] = useState(128);
-  const [sending, setSending] = useState(false);
-  const send = async (e: Event) => {
-    e.preventDefault();
-    setSending(true);
-    try {
-      const body = target.macs ? { macs: target.macs } : { groupId: target.groupId };
-      const r = await post<{ changed: number; errors?: Record<string, string> }>('devices/control', {
-        ...body,
-        flags,
-        presetId,
-        brightness,
-      });
-      const errs = Object.keys(r.errors ?? {}).length;
-      toast(
-        `Control sent to ${target.label}: ${r.changed} frame${r.changed === 1 ? '' : 's'} sent${errs ? `, ${errs} failed` : ''}`,
-        errs ? 'error' : 'ok',
-      );
-    } catch (err) {
-      toastError('Control failed', err);
-    } finally {
-      setSending(false);
-    }
-  };
-  return (
-    <Modal title={`Control — ${target.label}`} onClose={onClose} testId="control-dialog">
-      <form class="form" onSubmit={send}>
-        <p class="muted">
-          One control command: preset, brightness and flags. Brightness 0 switches the nodes off; the power
-          bit follows the brightness.
-        </p>
-        <label>
-          Preset id
-          <input
-            type="number"
-            min={0}
-            max={255}
-            value={presetId}
-            name="presetId"
-            onInput={(e) => setPreset(Number(e.currentTarget.value))}
-          />
-        </label>
-        <label>
-          Brightness <span class="mono">{brightness}</span>
-          <input
-            type="range"
-            min={0}
-            max={255}
-            value={brightness}
-            name="brightness"
-            onInput={(e) => setBri(Number(e.currentTarget.value))}
-          />
-        </label>
-        <fieldset>
-          <legend>Flags</legend>
-          {USER_FLAGS.map(([bit, label, title]) => (
-            <label class="check" key={bit} title={title}>
-              <input
-                type="checkbox"
-                checked={(flags & bit) !== 0}
-                onChange={(e) => setFlags(e.currentTarget.checked ? flags | bit : flags & ~bit)}
-              />
-              {label}
-            </label>
-          ))}
-        </fieldset>
-        <div class="buttons">
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="button" onClick={() => setBri(0)} title="Set brightness 0 (off)">
-            Off
-          </button>
-          <button type="submit" class="go" disabled={sending}>
-            Send
-          </button>
-        </div>
-      </form>
-    </Modal>
-  );
-}
+export { ControlDialog, type ControlTarget } from './ControlDialog.tsx';
 
 export function BatteryDialog({ onClose }: { onClose: () => void }) {
   const t = thresholds.value;
