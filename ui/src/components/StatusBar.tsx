@@ -7,7 +7,8 @@ import { BlackoutButton } from '../race/BlackoutButton.tsx';
 import { raceMode } from '../race/race-mode.ts';
 import { PageLink } from '../common/PageLink.tsx';
 import { eventText } from '../task-text.ts';
-import { taskLabel, taskMessage, taskProgress } from '../task-text.ts';
+import { taskLabel, taskMessage } from '../task-text.ts';
+import { progressView } from '../common/task-progress.ts';
 import { toast, toastError } from '../toasts.ts';
 
 const STATE_CLASS: Record<string, string> = {
@@ -64,6 +65,10 @@ export function GatewayPill() {
   );
 }
 
+/** Where each phase of the running task began (task elapsed seconds), and the most found. */
+const phaseStart = new Map<string, number>();
+const foundMax = new Map<number, number>();
+
 function TaskLine() {
   const t = task.value;
   const [, tick] = useState(0);
@@ -74,8 +79,13 @@ function TaskLine() {
     return () => clearInterval(id);
   }, [running]);
   if (!t || !running) return null;
-  const p = taskProgress(t);
   const elapsed = (t.elapsed_s ?? 0) + (Date.now() - taskReceivedAt.value) / 1000;
+  const found = Math.max(foundMax.get(t.id) ?? 0, typeof t.meta.found === 'number' ? t.meta.found : 0);
+  foundMax.set(t.id, found);
+  const probe = progressView(t, 0, found);
+  if (!phaseStart.has(probe.key)) phaseStart.set(probe.key, elapsed);
+  const v = progressView(t, elapsed - (phaseStart.get(probe.key) ?? elapsed), found);
+  const message = taskMessage(t);
   const cancel = async () => {
     try {
       await post('task/cancel');
@@ -88,16 +98,31 @@ function TaskLine() {
     <div class="task-line" role="status" data-testid="task-line">
       <span class="spinner" aria-hidden="true" />
       <strong>{taskLabel(t.name)}</strong>
-      <span class="muted ellipsis">{taskMessage(t)}</span>
-      {p && (
-        <span class="progress" title={`${p.index} of ${p.total}`}>
-          <span class="bar" style={{ width: `${Math.min(100, (100 * p.index) / p.total)}%` }} />
-          <span class="progress-text">
-            {p.index}/{p.total}
+      <span class="muted ellipsis" title={message}>
+        {v.phase}
+      </span>
+      {v.fraction !== null ? (
+        <span class="progress" title={message}>
+          <span class="bar" style={{ width: `${Math.round(100 * v.fraction)}%` }} />
+          <span class="progress-text" data-testid="task-counts">
+            {v.counts}
           </span>
         </span>
+      ) : (
+        v.counts && (
+          <span class="mono" data-testid="task-counts">
+            {v.counts}
+          </span>
+        )
       )}
-      <span class="muted mono">{formatElapsed(elapsed)}</span>
+      <span class="muted mono" title="elapsed">
+        {formatElapsed(elapsed)}
+      </span>
+      {v.leftS !== null && (
+        <span class="muted mono" data-testid="task-left" title="estimated from the rate so far in this phase">
+          ~{formatElapsed(v.leftS)} left
+        </span>
+      )}
       <button
         type="button"
         class="small"

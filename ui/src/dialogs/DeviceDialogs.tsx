@@ -7,6 +7,7 @@ import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
 import { lowBattery, thresholds } from '../components/battery.ts';
 import { Modal } from './Modal.tsx';
+import { duplicateWarning, emptySameNamed } from '../common/group-names.ts';
 import { TaskProgress } from './TaskProgress.tsx';
 
 function useTaskStart() {
@@ -38,11 +39,16 @@ export function DiscoverDialog({ onClose }: { onClose: () => void }) {
     const body: Record<string, unknown> = {
       discoveryGroup: discoveryGroup === 'all' ? 'all' : Number(discoveryGroup),
     };
-    // A new group wins over an explicit target (the host creates it and targets it).
-    if (newName.trim()) body.newGroupName = newName.trim();
+    // A new group wins over an explicit target (the host creates it and targets it); an
+    // empty group of the same name (an earlier run that found nothing) is reused instead.
+    const reuse = newName.trim() ? emptySameNamed(newName) : undefined;
+    if (reuse) body.targetGroupId = reuse.id;
+    else if (newName.trim()) body.newGroupName = newName.trim();
     else body.targetGroupId = Number(target);
-    void start('discover', body, 'Discover failed');
+    void start('discover', body, 'Discover failed').then((ok) => ok && setNewName(''));
   };
+  const reuse = newName.trim() ? emptySameNamed(newName) : undefined;
+  const dup = newName.trim() && !reuse ? duplicateWarning(newName) : null;
   return (
     <Modal title="Discover devices" onClose={onClose} testId="discover-dialog">
       <form onSubmit={submit} class="form">
@@ -91,6 +97,17 @@ export function DiscoverDialog({ onClose }: { onClose: () => void }) {
             onInput={(e) => setNewName(e.currentTarget.value)}
           />
         </label>
+        {reuse && (
+          <p class="muted" data-testid="reuse-group">
+            The empty group '{reuse.name}' (#{reuse.id}) already exists: discovered nodes go there instead of
+            a new group of the same name.
+          </p>
+        )}
+        {dup && (
+          <p class="warn-text" role="alert" data-testid="duplicate-name">
+            {dup}
+          </p>
+        )}
         <TaskProgress id={id} />
         {found === 0 && (
           <div class="help">
@@ -148,6 +165,11 @@ export function NewGroupDialog({ onClose }: { onClose: () => void }) {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </label>
+        {duplicateWarning(name) && (
+          <p class="warn-text" role="alert" data-testid="duplicate-name">
+            {duplicateWarning(name)}
+          </p>
+        )}
         <div class="buttons">
           <button type="button" onClick={onClose}>
             Cancel
