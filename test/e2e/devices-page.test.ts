@@ -137,7 +137,7 @@ describe('devices page', () => {
       await opts.getByTestId('live-led_fps').getByText('device: 75 ✓').waitFor({ timeout: 60_000 });
       await opts.getByLabel('Target Refresh Rate (fps)').fill('60');
       await opts.getByTestId('opt-led_fps').getByRole('button', { name: 'Save' }).click();
-      await toast(page, 'Saved led_fps');
+      await toast(page, "Saved Target Refresh Rate (fps) = 60 on 'Finish Left'");
       await opts.getByTestId('opt-led_fps').getByText('stored: 60').waitFor();
       await opts.getByRole('button', { name: 'Read device config' }).click();
       await opts.getByTestId('live-led_fps').getByText('device: 60 ✓').waitFor({ timeout: 60_000 });

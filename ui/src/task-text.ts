@@ -1,5 +1,12 @@
 /** Human words for tasks: names, progress lines, end-of-task toasts. */
+import { devices } from './store.ts';
 import type { Task } from './types.ts';
+
+/** Option labels by key ("led_briS" → "Default Brightness (briS)"), filled from the options schema. */
+export const optionLabels = new Map<string, string>();
+
+/** A device's name for a message (the address when the host does not know it). */
+const deviceName = (addr: string): string => devices.value.find((d) => d.addr === addr)?.name ?? addr;
 
 export const TASK_LABEL: Record<string, string> = {
   discover: 'Discovery',
@@ -60,10 +67,11 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
     }
     case 'special_config': {
       const v = r.value;
+      const key = String(r.key ?? t.meta.key ?? 'option');
       const shown =
         v && typeof v === 'object' ? `${(v as { start: number }).start}..${(v as { stop: number }).stop}` : v;
       return {
-        text: `Saved ${String(r.key ?? t.meta.key ?? 'option')}${shown !== undefined ? ` = ${String(shown)}` : ''} on ${String(r.mac ?? t.meta.mac ?? '')}`,
+        text: `Saved ${optionLabels.get(key) ?? key}${shown !== undefined ? ` = ${String(shown)}` : ''} on '${deviceName(String(r.mac ?? t.meta.mac ?? ''))}'`,
         ok: true,
       };
     }

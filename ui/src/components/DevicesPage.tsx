@@ -37,6 +37,18 @@ export function statusAll(): void {
   void startTask('status', {}, 'Get status failed');
 }
 
+/** The `g` key: a fleet poll occupies the radio for a while, so a stray key asks first. */
+async function confirmStatusAll(): Promise<void> {
+  if (taskRunning.value) return;
+  const n = devices.value.length;
+  const ok = await confirmAction({
+    title: 'Get status of all devices',
+    body: `Poll all ${n} device${n === 1 ? '' : 's'} now? The radio is busy until every one answered or timed out (scenes and Blackout still go first).`,
+    confirm: 'Poll all',
+  });
+  if (ok) statusAll();
+}
+
 export function DevicesPage() {
   const [dialog, setDialog] = useState<DialogName>(null);
   const [control, setControl] = useState<ControlTarget | null>(null);
@@ -61,7 +73,7 @@ export function DevicesPage() {
   useEffect(() => {
     const offs = [
       registerShortcut('/', () => searchRef.current?.focus(), 'Search devices'),
-      registerShortcut('g', () => !taskRunning.value && statusAll(), 'Get status (all)'),
+      registerShortcut('g', () => void confirmStatusAll(), 'Get status (all), after a confirmation'),
     ];
     return () => offs.forEach((off) => off());
   }, []);

@@ -6,8 +6,7 @@ import { gateway, link, loadMaster, master, nowS, task, taskReceivedAt } from '.
 import { BlackoutButton } from '../race/BlackoutButton.tsx';
 import { raceMode } from '../race/race-mode.ts';
 import { PageLink } from '../common/PageLink.tsx';
-import { eventText } from '../task-text.ts';
-import { taskLabel, taskMessage } from '../task-text.ts';
+import { eventText, optionLabels, taskLabel, taskMessage } from '../task-text.ts';
 import { progressView } from '../common/task-progress.ts';
 import { toast, toastError } from '../toasts.ts';
 
@@ -99,7 +98,10 @@ function TaskLine() {
       <span class="spinner" aria-hidden="true" />
       <strong>{taskLabel(t.name)}</strong>
       <span class="muted ellipsis" title={message}>
-        {v.phase}
+        {v.phase ||
+          (t.name === 'special_config'
+            ? `writing ${optionLabels.get(String(t.meta.key)) ?? String(t.meta.key)}`
+            : message)}
       </span>
       {v.fraction !== null ? (
         <span class="progress" title={message}>

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.ts';
 import { formatMac } from '../format.ts';
 import { raceMode } from '../race/race-mode.ts';
+import { optionLabels } from '../task-text.ts';
 import { devices, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
@@ -130,6 +131,8 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
     void get<{ specials: Record<string, CapSchema> }>('specials')
       .then((r) => {
         setSchema(r.specials);
+        for (const c of Object.values(r.specials))
+          for (const o of c.options) optionLabels.set(o.key, o.label);
         void readAll(['NODE', ...(d?.dev_type_caps ?? [])].flatMap((c) => r.specials[c]?.options ?? []));
       })
       .catch((err) => toastError('Loading the options schema failed', err));
