@@ -50,10 +50,10 @@ export const COLUMNS: Column[] = [
     label: 'Type',
     title: 'Device type — click a chip for its options',
     value: (d) => d.dev_type_name,
-    w: 7,
+    w: 6.4,
   },
   // Online and last seen share a column (the pill says which, the time says since when).
-  { key: 'seen', label: 'Seen', value: (d) => -(d.last_seen_ts ?? 0), w: 6.6 },
+  { key: 'seen', label: 'Seen', value: (d) => -(d.last_seen_ts ?? 0), w: 6.2 },
   {
     key: 'flags',
     label: 'Flags',
