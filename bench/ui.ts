@@ -268,7 +268,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const rows: TableFigures[] = [];
     const cpu = await cpuMeter(b);
-    for (const n of sizes) rows.push(await tableBench(b, cpu, n));
+    if (!process.argv.includes('--skip-table')) for (const n of sizes) rows.push(await tableBench(b, cpu, n));
     const cell = (xs: Sample[]): string =>
       `${fmt(median(xs.map((x) => x.wall)))} (${fmt(median(xs.map((x) => x.cpu)))})`;
     console.log(

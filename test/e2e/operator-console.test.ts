@@ -218,7 +218,11 @@ describe('operator console', () => {
       await expect.poll(() => simNodes(h).filter((n) => n.snapshot().bri > 0).length).toBe(4);
       await b.shot('36-race-running');
       await page.getByTestId('blackout-big').click();
-      await toast(page, `Blackout: all nodes sent off — scene '${scene.body.scene.key}' stopped`);
+      await toast(page, `Blackout: all nodes sent off — scene '${scene.body.scene.key}' stopped`).catch(async (e) => {
+        console.log('DEBUG', b.errorToasts, await page.locator('.toast').allTextContents(), h.host.services.tasks.current());
+        await b.shot('debug-blackout');
+        throw e;
+      });
       await page.getByTestId('race-running').waitFor({ state: 'detached' });
       await expect.poll(() => simNodes(h).every((n) => n.snapshot().bri === 0)).toBe(true);
       // The key in the status bar works on every page.
