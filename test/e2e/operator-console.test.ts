@@ -191,7 +191,8 @@ describe('operator console', () => {
   });
 
   it('blackout-stops-a-running-pinned-scene-and-the-nodes-go-dark', async () => {
-    await withHost({ nodes: 4, seed: 13 }, async (h) => {
+    // Real time: on a stepped clock a busy machine can run the 60 s delay out before the click.
+    await withHost({ nodes: 4, seed: 13, timeScale: 1 }, async (h) => {
       await discoverAll(h);
       const scene = await h.post<{ scene: { key: string } }>('/api/scenes', {
         label: 'Race Start',
@@ -218,11 +219,7 @@ describe('operator console', () => {
       await expect.poll(() => simNodes(h).filter((n) => n.snapshot().bri > 0).length).toBe(4);
       await b.shot('36-race-running');
       await page.getByTestId('blackout-big').click();
-      await toast(page, `Blackout: all nodes sent off — scene '${scene.body.scene.key}' stopped`).catch(async (e) => {
-        console.log('DEBUG', b.errorToasts, await page.locator('.toast').allTextContents(), h.host.services.tasks.current());
-        await b.shot('debug-blackout');
-        throw e;
-      });
+      await toast(page, `Blackout: all nodes sent off — scene '${scene.body.scene.key}' stopped`);
       await page.getByTestId('race-running').waitFor({ state: 'detached' });
       await expect.poll(() => simNodes(h).every((n) => n.snapshot().bri === 0)).toBe(true);
       // The key in the status bar works on every page.
