@@ -9,10 +9,10 @@
  * Fleet: 24 LED gates in groups 1..12 (two per group); native presets saved by an editor
  * that stores all 14 fields (as the original's does).
  */
-import { fullPresetParams, resolvePresetRef, type NativePreset } from '../src/domain/native-preset.ts';
-import { validateSceneActions } from '../src/domain/scene.ts';
-import { estimateCost, loraInfo } from '../src/services/cost-estimator.ts';
-import { planScene, type PlanDevice } from '../src/services/dispatch-planner.ts';
+import { fullPresetParams, resolvePresetRef, type NativePreset } from '../src/domain/scenes/native-preset.ts';
+import { validateSceneActions } from '../src/domain/scenes/validation.ts';
+import { estimateCost, loraInfo } from '../src/services/scenes/cost-estimator.ts';
+import { planScene, type PlanDevice } from '../src/services/scenes/dispatch-planner.ts';
 import { DEFAULT_RF } from '../src/protocol/types.ts';
 import { CORPUS } from './radio-corpus.ts';
 

@@ -11,8 +11,8 @@ import fastJson from 'fast-json-stringify';
 import { EventBus } from '../src/events.ts';
 import { ListCache } from '../src/http/list-cache.ts';
 import { silentLogger } from '../src/logger.ts';
-import { DeviceRegistry } from '../src/services/device-registry.ts';
-import { GroupService } from '../src/services/groups.ts';
+import { DeviceRegistry } from '../src/services/devices/registry.ts';
+import { GroupService } from '../src/services/devices/groups.ts';
 import { ScaledClock } from '../src/clock.ts';
 import type { GatewayDriver } from '../src/gateway/types.ts';
 import type { StatePersistence } from '../src/state/persistence.ts';
@@ -45,9 +45,15 @@ async function main(): Promise<void> {
   const state = fleetState(300, 16);
   const persistence: StatePersistence = {
     path: '(memory)',
-    load: async () => ({ state, source: 'main', fromVersion: 2, warning: null }),
-    write: async () => {},
-  } as unknown as StatePersistence;
+    load: async () => ({ state, source: 'main', fromVersion: 2, warning: null, alarm: null, replayed: 0 }),
+    commit: async () => {},
+    compact: async () => {},
+    durableCopy: () => state,
+    wantsCompaction: () => false,
+    probe: async () => {},
+    acknowledgeAlarm: async () => {},
+    close: async () => {},
+  };
   const clock = new ScaledClock(1);
   const store = new Store({
     persistence,

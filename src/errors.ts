@@ -37,9 +37,22 @@ export class UnavailableError extends Error {
   }
 }
 
-/** A failure while persisting state (answered as 500 with the message). */
+/**
+ * A failure while persisting state: the change was not kept. Answered as 507 when the
+ * disk is full (ENOSPC, EDQUOT), else 500, with the message naming the cause.
+ */
 export class PersistenceError extends Error {
   override readonly name = 'PersistenceError';
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return this.code === 'ENOSPC' || this.code === 'EDQUOT' ? 507 : 500;
+  }
 }
 
 /** A device action was attempted and failed on the radio (answered as 500 with the message). */

@@ -4,10 +4,9 @@
  * the Store publish on it. One instance per app (handed in by main.ts).
  */
 import { TypedEmitter } from './util/typed-emitter.ts';
-import type { MasterSnapshot } from './gateway/types.ts';
-import type { GatewaySnapshot } from './services/master-view.ts';
+import type { GatewaySnapshot, MasterSnapshot } from './gateway/types.ts';
 import type { Scope } from './state/scopes.ts';
-import type { TaskSnapshot } from './tasks/task-manager.ts';
+import type { TaskSnapshot } from './tasks/task-types.ts';
 
 export interface SceneProgress {
   key: string;

@@ -12,31 +12,17 @@ import type { GatewayDriver } from './gateway/types.ts';
 import { buildApp } from './http/app.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
-import { processRunner, type CommandRunner } from './services/command-runner.ts';
-import { BlackoutService } from './services/race/blackout.ts';
-import { ControlService } from './services/control.ts';
-import { DeviceMetaService } from './services/device-meta.ts';
-import { DeviceRegistry } from './services/device-registry.ts';
-import { DiscoveryService } from './services/discovery.ts';
-import { GroupService } from './services/groups.ts';
-import { FirmwareStore } from './services/firmware-store.ts';
-import { HostWifiService } from './services/host-wifi.ts';
-import { LedPresetsService } from './services/led-presets.ts';
-import { OtaService } from './services/ota.ts';
-import { DEFAULT_OTA_TIMINGS, type OtaTimings } from './services/ota-types.ts';
-import { LeaseFile, NoWifiBackend, type WifiBackend } from './services/wifi-backend.ts';
-import { NmcliBackend } from './services/wifi-nmcli.ts';
+import { createDevices } from './services/devices/index.ts';
+import { createHistory, type HistoryOptions } from './services/history/index.ts';
+import { createLinkTest } from './services/link-test/index.ts';
+import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { AppServices } from './services/index.ts';
-import { MasterView } from './services/master-view.ts';
-import { NativePresetService } from './services/native-presets.ts';
-import { sceneEditorSchema } from './services/scene-editor-schema.ts';
-import { SceneService } from './services/scenes.ts';
-import { SceneDispatchService } from './services/scene-dispatch.ts';
-import { SceneRunner } from './services/scene-runner.ts';
-import { mirrorSentFrames } from './services/scene-mirror.ts';
-import { WireOverheadCalibration } from './services/overhead-calibration.ts';
-import { createSpecials } from './services/specials-wiring.ts';
-import { StatusService } from './services/status.ts';
+import { createLedPresets } from './services/led-presets/index.ts';
+import { createOta, type OtaTimings } from './services/ota/index.ts';
+import { createScenes } from './services/scenes/index.ts';
+import { BlackoutService } from './services/race/index.ts';
+import { createSpecials } from './services/specials/index.ts';
+import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -64,6 +50,8 @@ export interface HostOverrides {
   otaTimings?: Partial<OtaTimings>;
   /** Built web UI folder (default: the project's dist/ui). */
   uiDir?: string;
+  /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
+  history?: Partial<HistoryOptions>;
 }
 
 interface GatewayChoice {
@@ -136,9 +124,13 @@ async function chooseGateway(cfg: Config, log: Logger, clockOverride?: Clock): P
 
 export async function startHost(
   cfg: Config,
-  log: Logger,
+  processLog: Logger,
   overrides: HostOverrides = {},
 ): Promise<HostHandle> {
+  // Every module logs through the tee: the console keeps its level, the activity log
+  // also keeps debug-level device events (timestamps on wall time, like the console's).
+  const logs = new LogBuffer(new ScaledClock(1));
+  const log = teeLogger(processLog, logs, 'debug');
   const gw = await chooseGateway(cfg, log, overrides.simClock);
   const clock = gw.clock;
   const bus = new EventBus();
@@ -154,39 +146,43 @@ export async function startHost(
     options:
       gw.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
   });
-  const master = new MasterView(driver, bus, clock);
-  const registry = new DeviceRegistry(store, driver, clock, log);
-  const groups = new GroupService(store);
-  const nativePresets = new NativePresetService({ store, clock, log });
-  const scenes = new SceneService({ store, clock, log, presets: nativePresets });
-  const ledPresets = new LedPresetsService(cfg.dataDir, store, bus, clock, log.child({ mod: 'led-presets' }));
-  groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
-  const overhead = new WireOverheadCalibration(() => driver.radioSettings().rf);
-  const sceneRunner = new SceneRunner({
+  const devices = createDevices({ store, driver, bus, tasks, clock, log });
+  const { registry, master } = devices;
+  const history = createHistory({ driver, registry, clock, log, options: overrides.history });
+  const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
+  const scenes = createScenes({
+    store,
     driver,
-    clock,
     bus,
-    log: log.child({ mod: 'scenes' }),
-    onSent: (frames) => mirrorSentFrames(store, frames),
-    onFrameTimed: (f, ms) => overhead.sample(f.body.length, ms),
-  });
-  const sceneDispatch = new SceneDispatchService({
-    scenes,
-    presets: nativePresets,
+    clock,
+    log,
     registry,
-    driver,
-    runner: sceneRunner,
-    overhead: () => overhead.current(),
+    groups: devices.groups,
+    ledPresets,
   });
   let phase: 'booting' | 'ready' = 'booting';
-  const runner = overrides.runner ?? processRunner();
-  const firmware = new FirmwareStore(cfg.dataDir, clock, log.child({ mod: 'uploads' }));
-  const lease = new LeaseFile(cfg.dataDir);
-  const otaLog = log.child({ mod: 'ota' });
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
   const io = new ScaledClock(1);
-  const wifiBackend: WifiBackend =
-    cfg.wifi === 'nmcli' ? new NmcliBackend(runner, lease, io, otaLog) : new NoWifiBackend();
+  const wifi = createWifi({
+    mode: cfg.wifi,
+    dataDir: cfg.dataDir,
+    runner: overrides.runner ?? processRunner(),
+    io,
+    log,
+    otaLog: log.child({ mod: 'ota' }),
+  });
+  const ota = createOta({
+    dataDir: cfg.dataDir,
+    driver,
+    registry,
+    ledPresets,
+    wifi,
+    tasks,
+    clock,
+    io,
+    log,
+    timings: overrides.otaTimings,
+  });
   const svc: AppServices = {
     clock,
     log,
@@ -194,50 +190,34 @@ export async function startHost(
     store,
     tasks,
     driver,
-    master,
-    registry,
-    groups,
-    discovery: new DiscoveryService({ driver, registry, groups, tasks }),
-    status: new StatusService({ driver, registry, groups, tasks }),
-    deviceMeta: new DeviceMetaService({ store, driver, registry, groups, tasks }),
-    control: new ControlService({ store, driver, registry, groups, master, log }),
+    ...devices,
+    wifi: wifi.service,
+    ...ota,
+    ledPresets,
+    ...scenes,
+    ...createSpecials({
+      store,
+      driver,
+      registry,
+      tasks,
+      clock,
+      log,
+      master,
+      ledPresets,
+      nativePresets: scenes.nativePresets,
+    }),
+    phase: () => phase,
+    logs,
+    history,
+    linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
     blackout: new BlackoutService({
       driver,
       store,
       log: log.child({ mod: 'race' }),
-      cancelScene: () => sceneDispatch.cancel(),
+      cancelScene: () => scenes.sceneDispatch.cancel(),
       cancelTask: () => tasks.cancel()?.name ?? null,
       note: (ev) => master.note(ev),
     }),
-    wifi: new HostWifiService(cfg.wifi, runner, log),
-    firmware,
-    ledPresets,
-    ota: new OtaService(
-      {
-        driver,
-        registry,
-        firmware,
-        ledPresets,
-        wifi: wifiBackend,
-        lease,
-        clock,
-        io,
-        log: otaLog,
-        timings: { ...DEFAULT_OTA_TIMINGS, ...overrides.otaTimings },
-      },
-      tasks,
-    ),
-    nativePresets,
-    scenes,
-    sceneEditorSchema: () =>
-      sceneEditorSchema({
-        presets: nativePresets,
-        lora: () => ({ ...sceneDispatch.lora() }),
-        ledPresetOptions: () => ledPresets.options(),
-      }),
-    sceneDispatch,
-    ...createSpecials({ store, driver, registry, tasks, clock, log, master, ledPresets, nativePresets }),
-    phase: () => phase,
   };
   const unsubs = wireEvents(svc);
 
@@ -263,7 +243,7 @@ export async function startHost(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await svc.ota.recover();
-  unsubs.push(registry.attach());
+  unsubs.push(registry.attach(), history.attach());
   gw.sim?.fleet.start();
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();

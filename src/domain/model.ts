@@ -4,8 +4,8 @@
  * `state.json`; runtime-only fields (online, last_seen_ts, …) are reset on load.
  */
 import type { Addr } from '../protocol/types.ts';
-import type { NativePreset } from './native-preset.ts';
-import type { Scene } from './scene-types.ts';
+import type { NativePreset } from './scenes/native-preset.ts';
+import type { Scene } from './scenes/types.ts';
 
 export interface LastAck {
   ok: boolean;

@@ -106,6 +106,9 @@ export interface DriverStats {
   queueDepth: number;
 }
 
+/** Readiness plus driver statistics: the one gateway snapshot of the API and SSE. */
+export type GatewaySnapshot = GatewayReadiness & { stats: DriverStats };
+
 export interface GatewayDriverEvents extends Record<string, unknown> {
   /** Every forwarded LoRa packet, solicited or not. */
   packet: InboundPacket;

@@ -5,25 +5,27 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppServices } from '../services/index.ts';
+import { installDurableAck } from './durable-ack.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
 import { installCompression } from './compression.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { installSecurity, type SecurityOptions } from './security.ts';
 import { SseHub } from './sse.ts';
-import { deviceRoutes } from './routes/devices.ts';
-import { groupRoutes } from './routes/groups.ts';
-import { nativePresetRoutes } from './routes/native-presets.ts';
-import { sceneRoutes } from './routes/scenes.ts';
-import { sceneRunRoutes } from './routes/scene-run.ts';
+import { deviceRoutes, groupRoutes } from './routes/devices.ts';
+import { ledPresetRoutes } from './routes/led-presets.ts';
+import { nativePresetRoutes, sceneRoutes, sceneRunRoutes } from './routes/scenes.ts';
 import { specialsRoutes } from './routes/specials.ts';
 import { listRoutes } from './routes/lists.ts';
 import { stateRoutes } from './routes/state.ts';
 import { systemRoutes } from './routes/system.ts';
-import { uploadRoutes } from './routes/uploads.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { raceRoutes } from './routes/race.ts';
+import { wifiRoutes } from './routes/wifi.ts';
+import { activityRoutes } from './routes/activity.ts';
+import { linkRoutes } from './routes/links.ts';
+import { installActivityHooks } from './activity-hooks.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -69,6 +71,8 @@ export async function buildApp(
   });
 
   app.setErrorHandler(errorHandler(svc.log));
+  // First: the ack context must wrap every later hook and the handler.
+  installDurableAck(app, svc.store, svc.log);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
     const allowed = methodsByPath.get(path);
@@ -85,6 +89,7 @@ export async function buildApp(
   const uiDir = opts.uiDir ?? defaultUiDir();
   const indexHtml = loadIndexHtml(uiDir, prefix);
   installSecurity(app, prefix, { ...opts.security, loginHtml: opts.security.loginHtml ?? indexHtml });
+  installActivityHooks(app, svc.log);
 
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
@@ -101,6 +106,7 @@ export async function buildApp(
     svc.bus,
     () => ({ master: svc.master.snapshot(), task: svc.tasks.current() }),
     svc.log,
+    svc.logs,
   );
   const sseHandler = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     reply.hijack();
@@ -117,13 +123,16 @@ export async function buildApp(
       await api.register(deviceRoutes(svc));
       await api.register(groupRoutes(svc));
       await api.register(stateRoutes(svc));
-      await api.register(uploadRoutes(svc));
+      await api.register(ledPresetRoutes(svc));
       await api.register(nativePresetRoutes(svc));
       await api.register(sceneRoutes(svc));
       await api.register(sceneRunRoutes(svc));
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
       await api.register(raceRoutes(svc));
+      await api.register(wifiRoutes(svc));
+      await api.register(activityRoutes(svc));
+      await api.register(linkRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

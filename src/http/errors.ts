@@ -32,7 +32,7 @@ export function errorHandler(log: Logger) {
       void reply.code(500).send({ ok: false, error: err.message });
     } else if (err instanceof PersistenceError) {
       log.error({ url: req.url, error: err.message }, 'persistence failure');
-      void reply.code(500).send({ ok: false, error: `PersistenceError: ${err.message}` });
+      void reply.code(err.status).send({ ok: false, error: `PersistenceError: ${err.message}` });
     } else {
       const fe = err as FastifyError;
       const status =

@@ -7,8 +7,7 @@
  * bytes are what `JSON.stringify({ok: true, devices: registry.rows()})` gives.
  */
 import type { Device } from '../domain/model.ts';
-import type { DeviceRegistry } from '../services/device-registry.ts';
-import type { GroupService } from '../services/groups.ts';
+import type { DeviceRegistry, GroupService } from '../services/devices/index.ts';
 import type { Store, StoreChange } from '../state/store.ts';
 import { SerializedBody } from './serialized-body.ts';
 

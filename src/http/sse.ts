@@ -4,6 +4,9 @@
  * `scene_progress` as they happen, and a keep-alive comment about every 2 s.
  * Refresh and master bursts are coalesced (at most 10 per second), and a
  * client whose socket buffer keeps growing is dropped instead of buffered forever.
+ * Opt-in extra: a client that connects with `?log=1` also gets `log` events (batches
+ * of activity-log entries, at most 4 a second); every other client gets exactly the
+ * contract's events.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
@@ -13,6 +16,7 @@ import type { Logger } from '../logger.ts';
 import { refreshTokens, type RefreshToken } from '../state/scopes.ts';
 import type { TaskSnapshot } from '../tasks/task-manager.ts';
 import type { MasterSnapshot } from '../gateway/types.ts';
+import type { LogBuffer, LogEntry } from '../services/logs/index.ts';
 
 export const SSE_KEEPALIVE_MS = 2000;
 const REFRESH_COALESCE_MS = 100;
@@ -27,7 +31,13 @@ const serializer = (data: unknown): string => (data instanceof Serialized ? data
 
 interface SessionState {
   res: ServerResponse;
+  /** Subscribed to the activity log's live feed. */
+  log: boolean;
 }
+
+const LOG_FLUSH_MS = 250;
+/** A burst beyond this between two flushes keeps only the newest entries (the route has them all). */
+const LOG_BATCH_MAX = 500;
 
 export class SseHub {
   private readonly channel = createChannel<Record<string, unknown>, SessionState>();
@@ -36,12 +46,17 @@ export class SseHub {
   private pendingMaster: MasterSnapshot | null = null;
   private masterTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: (() => void)[] = [];
+  private pendingLog: LogEntry[] = [];
+  private logTimer: NodeJS.Timeout | null = null;
+  private logClients = 0;
 
   constructor(
     bus: EventBus,
     private readonly seed: () => { master: MasterSnapshot; task: TaskSnapshot | null },
     private readonly log: Logger,
+    logs?: LogBuffer,
   ) {
+    if (logs) this.unsubscribe.push(logs.onEntry((e) => this.queueLog(e)));
     this.unsubscribe.push(
       bus.on('scopes', (scopes) => this.queueRefresh(refreshTokens(scopes))),
       bus.on('task', (t) => this.onTask(t)),
@@ -60,9 +75,13 @@ export class SseHub {
       keepAlive: SSE_KEEPALIVE_MS,
       retry: 2000,
       headers: { Connection: 'close', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
-      state: { res },
+      state: { res, log: wantsLog(req.url) },
       serializer,
     });
+    if (session.state.log) {
+      this.logClients++;
+      session.once('disconnected', () => this.logClients--);
+    }
     const { master, task } = this.seed();
     session.push(master, 'master');
     // The `task` payload is always a snapshot: a client that connects before any task ran gets none.
@@ -75,6 +94,7 @@ export class SseHub {
     for (const u of this.unsubscribe) u();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     if (this.masterTimer) clearTimeout(this.masterTimer);
+    if (this.logTimer) clearTimeout(this.logTimer);
     for (const s of this.channel.activeSessions) s.state.res.end();
   }
 
@@ -116,11 +136,26 @@ export class SseHub {
     this.flushTimer = setTimeout(() => this.flushRefresh(), REFRESH_COALESCE_MS);
   }
 
-  private broadcast(event: string, data: unknown): void {
+  private queueLog(e: LogEntry): void {
+    if (this.logClients <= 0) return;
+    this.pendingLog.push(e);
+    if (this.pendingLog.length > LOG_BATCH_MAX)
+      this.pendingLog.splice(0, this.pendingLog.length - LOG_BATCH_MAX);
+    if (this.logTimer) return;
+    this.logTimer = setTimeout(() => {
+      this.logTimer = null;
+      const entries = this.pendingLog;
+      this.pendingLog = [];
+      if (entries.length > 0) this.broadcast('log', { entries }, (s) => s.log);
+    }, LOG_FLUSH_MS);
+  }
+
+  private broadcast(event: string, data: unknown, only?: (s: SessionState) => boolean): void {
     // One JSON.stringify and one id per event, not per client (100 tablets watching a poll).
     const payload = new Serialized(JSON.stringify(data));
     const id = randomUUID();
     for (const s of this.channel.activeSessions) {
+      if (only && !only(s.state)) continue;
       const res = s.state.res;
       if (res.writableLength > MAX_BUFFERED_BYTES) {
         this.log.warn({ buffered: res.writableLength }, 'dropping slow SSE client');
@@ -131,4 +166,12 @@ export class SseHub {
       s.push(payload, event, id);
     }
   }
+}
+
+/** `?log=1` (or true/yes) on the stream's URL subscribes to the activity log's live feed. */
+function wantsLog(url: string | undefined): boolean {
+  const q = url?.split('?')[1];
+  if (!q) return false;
+  const v = new URLSearchParams(q).get('log');
+  return v === '1' || v === 'true' || v === 'yes';
 }

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
-import { DeviceRegistry } from '../services/device-registry.ts';
+import { DeviceRegistry } from '../services/devices/index.ts';
 import type { Addr } from '../protocol/types.ts';
 
 /** An integer, also given as a decimal string (older clients send form values). */

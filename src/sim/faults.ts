@@ -7,8 +7,8 @@ import { normalizeAddr } from '../protocol/addr.ts';
 import type { Prng } from '../util/prng.ts';
 import type { Air } from './air.ts';
 import type { SimScheduler } from './scheduler.ts';
-import type { SimGateway } from './sim-gateway.ts';
-import type { SimNode } from './sim-node.ts';
+import type { SimGateway } from './gateway/gateway.ts';
+import type { SimNode } from './node/node.ts';
 
 export interface FaultTargets {
   air: Air;

@@ -9,8 +9,8 @@ import { Prng } from '../util/prng.ts';
 import { Air, snrForRssi, type LinkQuality } from './air.ts';
 import { Faults } from './faults.ts';
 import { SimScheduler } from './scheduler.ts';
-import { SimGateway, type GatewayTiming, type SimGatewayOptions } from './sim-gateway.ts';
-import { SimNode, STARTBLOCK_TYPES, type NodeTiming } from './sim-node.ts';
+import { SimGateway, type GatewayTiming, type SimGatewayOptions } from './gateway/gateway.ts';
+import { SimNode, STARTBLOCK_TYPES, type NodeTiming } from './node/node.ts';
 
 export interface FleetOptions {
   nodes: number;

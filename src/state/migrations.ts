@@ -14,7 +14,7 @@ import {
   type Device,
   type StateModel,
 } from '../domain/model.ts';
-import { loadNativePresets, loadScenes } from '../domain/library-load.ts';
+import { loadNativePresets, loadScenes } from '../domain/scenes/library-load.ts';
 
 export const CURRENT_SCHEMA_VERSION = 2;
 

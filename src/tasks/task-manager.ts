@@ -8,32 +8,8 @@ import { BusyError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../logger.ts';
 
-export const TASK_NAMES = [
-  'discover',
-  'status',
-  'bulk_set_group',
-  'force_groups',
-  'special_config',
-  'presets_download',
-  'fwupdate',
-] as const;
-export type TaskName = (typeof TASK_NAMES)[number];
-
-export interface TaskSnapshot {
-  id: number;
-  name: TaskName;
-  state: 'running' | 'done' | 'error';
-  started_ts: number;
-  ended_ts: number | null;
-  elapsed_s: number;
-  meta: Record<string, unknown>;
-  rx_replies: number;
-  rx_window_events: number;
-  rx_count_delta_total: number;
-  last_error: string | null;
-  result: unknown;
-  cancel_requested: boolean;
-}
+export { TASK_NAMES, type TaskName, type TaskSnapshot } from './task-types.ts';
+import type { TaskName, TaskSnapshot } from './task-types.ts';
 
 export interface TaskContext {
   readonly signal: AbortSignal;

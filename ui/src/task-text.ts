@@ -16,6 +16,7 @@ export const TASK_LABEL: Record<string, string> = {
   special_config: 'Option write',
   presets_download: 'Preset download',
   fwupdate: 'Firmware update',
+  link_test: 'Link test',
 };
 
 export const taskLabel = (name: string): string => TASK_LABEL[name] ?? name;

@@ -1,6 +1,8 @@
 /**
- * Scenes library: list, editor schema, create, read, update, delete, duplicate.
- * (Estimate, run and cancel live with the scene runner's routes.)
+ * Scenes capability: the scenes library (list, editor schema, CRUD, duplicate), native
+ * presets (list, schema, CRUD, duplicate), and scene estimate, run and cancel. A run
+ * holds the response open until the scene ends (worst case about 20 minutes); the
+ * answer is HTTP 200 with the run's own `ok`.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services/index.ts';
@@ -31,4 +33,44 @@ export const sceneRoutes = (svc: AppServices) => async (api: FastifyInstance) =>
     ok: true,
     scene: scenes.duplicate(req.params.key, bodyObject(req.body)),
   }));
+};
+
+export const nativePresetRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+  const presets = svc.nativePresets;
+  api.get('/native-presets', async () => ({ ok: true, presets: presets.list() }));
+  api.get('/native-presets/schema', async () => ({ ok: true, schema: presets.schema() }));
+  api.post('/native-presets', async (req) => ({ ok: true, preset: presets.create(bodyObject(req.body)) }));
+  api.get<{ Params: KeyParams }>('/native-presets/:key', async (req) => ({
+    ok: true,
+    preset: presets.get(req.params.key),
+  }));
+  api.put<{ Params: KeyParams }>('/native-presets/:key', async (req) => ({
+    ok: true,
+    preset: presets.update(req.params.key, bodyObject(req.body)),
+  }));
+  api.delete<{ Params: KeyParams }>('/native-presets/:key', async (req) => ({
+    ok: true,
+    ...presets.remove(req.params.key),
+  }));
+  api.post<{ Params: KeyParams }>('/native-presets/:key/duplicate', async (req) => ({
+    ok: true,
+    preset: presets.duplicate(req.params.key, bodyObject(req.body)),
+  }));
+};
+
+export const sceneRunRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+  const dispatch = svc.sceneDispatch;
+  api.post('/scenes/estimate', async (req) => ({
+    ok: true,
+    ...dispatch.estimateDraft(bodyObject(req.body)),
+  }));
+  api.get<{ Params: KeyParams }>('/scenes/:key/estimate', async (req) => ({
+    ok: true,
+    ...dispatch.estimateStored(req.params.key),
+  }));
+  api.post<{ Params: KeyParams }>('/scenes/:key/run', async (req) => {
+    const result = await dispatch.run(req.params.key, bodyObject(req.body));
+    return { ok: result.ok, result };
+  });
+  api.post('/scenes/cancel', async () => ({ ok: true, ...dispatch.cancel() }));
 };

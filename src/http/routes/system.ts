@@ -1,4 +1,4 @@
-/** Health, master/task/gateway snapshots, gateway retry and state query, options, host WiFi. */
+/** Health, master/task/gateway snapshots, gateway retry and state query. */
 import type { FastifyInstance } from 'fastify';
 import { UnavailableError } from '../../errors.ts';
 import type { AppServices } from '../../services/index.ts';
@@ -6,11 +6,26 @@ import type { AppServices } from '../../services/index.ts';
 export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   api.get('/health', async () => {
     const warnings: string[] = [];
+    if (svc.store.alarm) warnings.push(svc.store.alarm);
     if (svc.store.loadWarning) warnings.push(svc.store.loadWarning);
     if (svc.store.writeError) warnings.push(svc.store.writeError);
     const gw = svc.driver.readiness();
     if (gw.transport === 'sim') warnings.push('gateway: running on the simulated fleet (no hardware)');
-    return { ok: true, ts: svc.clock.now() / 1000, phase: svc.phase(), warnings };
+    return {
+      ok: true,
+      ts: svc.clock.now() / 1000,
+      phase: svc.phase(),
+      warnings,
+      // Extra fields: the persistence failure now (clears when writes work again) and the
+      // "started empty" alarm that stays until acknowledged.
+      persistence: { error: svc.store.writeError, alarm: svc.store.alarm },
+    };
+  });
+
+  // The operator has seen the "started empty" alarm: clear it (and its file).
+  api.post('/health/acknowledge', async () => {
+    await svc.store.acknowledgeAlarm();
+    return { ok: true };
   });
 
   api.get('/master', async () => ({
@@ -52,9 +67,4 @@ export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     const r = await svc.driver.queryState();
     return { ok: r.ok, state: r.state, state_byte: r.state_byte, state_metadata_ms: r.state_metadata_ms };
   });
-
-  // Dropdown options from the active LED preset file ([] when none is active).
-  api.get('/options', async () => ({ ok: true, presets: svc.ledPresets.options() }));
-
-  api.get('/wifi/interfaces', async () => ({ ok: true, ifaces: await svc.wifi.interfaces() }));
 };

@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SteppedClock } from '../../../src/clock.ts';
-import { LedHttp, LedHttpError } from '../../../src/services/led-http.ts';
+import { LedHttp, LedHttpError } from '../../../src/services/ota/led-http.ts';
 
 /** A loopback server whose handler decides how each request ends. */
 async function serve(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {

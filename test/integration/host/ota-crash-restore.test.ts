@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { colonBssid, predictApBssid } from '../../../src/services/wifi-backend.ts';
+import { colonBssid, predictApBssid } from '../../../src/services/wifi/backend.ts';
 import { makeFirmware, multipartBody } from '../../fixtures/ota/builders.ts';
 import { FakeNetwork, startNmcliControl, type ApSource } from '../../fixtures/ota/fake-nmcli.ts';
 import { FakeWled } from '../../fixtures/ota/fake-wled.ts';

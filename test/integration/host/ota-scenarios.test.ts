@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { TaskSnapshot } from '../../../src/tasks/task-manager.ts';
-import { colonBssid, predictApBssid } from '../../../src/services/wifi-backend.ts';
+import { colonBssid, predictApBssid } from '../../../src/services/wifi/backend.ts';
 import { makeCfg, makeFirmware, makePresets } from '../../fixtures/ota/builders.ts';
 import type { ApSource } from '../../fixtures/ota/fake-nmcli.ts';
 import { withOtaRig, type Rig } from '../../fixtures/ota/rig.ts';

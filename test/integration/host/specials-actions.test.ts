@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { withHost, type Harness } from '../harness.ts';
 import { devices, discoverAll, runTask } from './helpers.ts';
 import { makePresets, multipartBody } from '../../fixtures/ota/builders.ts';
-import type { SimNode } from '../../../src/sim/sim-node.ts';
+import type { SimNode } from '../../../src/sim/node/node.ts';
 
 const STARTBLOCK = [50, 51];
 

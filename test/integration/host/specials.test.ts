@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withHost, type Harness } from '../harness.ts';
 import { devices, discoverAll, runTask } from './helpers.ts';
-import type { SimNode } from '../../../src/sim/sim-node.ts';
+import type { SimNode } from '../../../src/sim/node/node.ts';
 
 const STARTBLOCK = [50, 51];
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { processRunner } from '../../../src/services/command-runner.ts';
+import { processRunner } from '../../../src/services/wifi/command-runner.ts';
 import { withHost } from '../harness.ts';
 
 const fakeBin = fileURLToPath(new URL('../../fixtures/bin', import.meta.url));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSim, type SimTestEnv } from './harness.ts';
 import { encodeHostCommand } from '../../../src/protocol/commands.ts';
-import { DEFAULT_NODE_RADIO_TIMING } from '../../../src/sim/node-radio.ts';
+import { DEFAULT_NODE_RADIO_TIMING } from '../../../src/sim/node/radio.ts';
 
 let env: SimTestEnv | null = null;
 afterEach(async () => {

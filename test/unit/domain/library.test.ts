@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isoSeconds, nextId, slugify, uniqueKey } from '../../../src/domain/keys.ts';
-import { renumberActions } from '../../../src/domain/scene-renumber.ts';
-import { validateSceneActions, type SceneAction } from '../../../src/domain/scene.ts';
+import { isoSeconds, nextId, slugify, uniqueKey } from '../../../src/domain/scenes/keys.ts';
+import { renumberActions } from '../../../src/domain/scenes/renumber.ts';
+import { validateSceneActions, type SceneAction } from '../../../src/domain/scenes/validation.ts';
 
 const eff = (value: number[]) => ({
   kind: 'native_effect',
@@ -91,7 +91,7 @@ describe('group-delete renumbering', () => {
 
 describe('tolerant loading', () => {
   it('reports every repair', async () => {
-    const { loadNativePresets, loadScenes } = await import('../../../src/domain/library-load.ts');
+    const { loadNativePresets, loadScenes } = await import('../../../src/domain/scenes/library-load.ts');
     const p = loadNativePresets(
       [{ id: 4, key: 'a', label: 'A', params: { speed: 300, mode: 0 }, flags: 0x03 }, {}],
       2,

@@ -6,7 +6,7 @@ import {
   presetEffectParams,
   resolvePresetRef,
   type NativePreset,
-} from '../../../src/domain/native-preset.ts';
+} from '../../../src/domain/scenes/native-preset.ts';
 import { LED_EFFECTS, LED_PALETTES, ledEffect, paletteForcesColor } from '../../../src/domain/led-effects.ts';
 
 describe('native preset params and flags', () => {

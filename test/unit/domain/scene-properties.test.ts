@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renumberActions } from '../../../src/domain/scene-renumber.ts';
-import { validateSceneActions } from '../../../src/domain/scene.ts';
+import { renumberActions } from '../../../src/domain/scenes/renumber.ts';
+import { validateSceneActions } from '../../../src/domain/scenes/validation.ts';
 
 const gid = fc.integer({ min: 0, max: 254 });
 const groupList = fc.uniqueArray(gid, { minLength: 1, maxLength: 8 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/errors.ts';
-import { validateSceneActions, type SceneAction } from '../../../src/domain/scene.ts';
+import { validateSceneActions, type SceneAction } from '../../../src/domain/scenes/validation.ts';
 
 const err = (input: unknown, ctx = {}): string => {
   try {

@@ -10,13 +10,13 @@ import {
   packSpecial,
   storedValue,
   unpackSpecial,
-} from '../../../src/domain/specials.ts';
+} from '../../../src/domain/specials/options.ts';
 import {
   SPECIAL_FUNCTIONS,
   coerceParams,
   type SpecialFunction,
-} from '../../../src/domain/specials-functions.ts';
-import { findMethod, methodData0, methodsFor } from '../../../src/domain/specials-methods.ts';
+} from '../../../src/domain/specials/functions.ts';
+import { findMethod, methodData0, methodsFor } from '../../../src/domain/specials/methods.ts';
 
 const opt = (key: string) => {
   const o = findAnyOption(key);

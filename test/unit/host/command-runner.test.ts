@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { processRunner, TIMED_OUT } from '../../../src/services/command-runner.ts';
+import { processRunner, TIMED_OUT } from '../../../src/services/wifi/command-runner.ts';
 
 describe('child processes', () => {
   it('a command that hangs is killed at its timeout and reported as timed out', async () => {

@@ -11,7 +11,7 @@ import {
   presetFileName,
   isValidPresetFileName,
 } from '../../../src/domain/led-presets-file.ts';
-import { displayName } from '../../../src/services/upload-names.ts';
+import { displayName } from '../../../src/domain/upload-names.ts';
 import { makeFirmware } from '../../fixtures/ota/builders.ts';
 
 describe('firmware image checks', () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/errors.ts';
-import { splitTerse } from '../../../src/services/host-wifi.ts';
+import { splitTerse } from '../../../src/services/wifi/host-wifi.ts';
 import {
   clampRetries,
   fwStartSchema,
   resolveBaseUrl,
   resolveWifi,
-} from '../../../src/services/ota-request.ts';
-import { macMatches } from '../../../src/services/ota-steps.ts';
-import { bssidMatches, colonBssid, predictApBssid } from '../../../src/services/wifi-backend.ts';
+} from '../../../src/services/ota/request.ts';
+import { macMatches } from '../../../src/services/ota/steps.ts';
+import { bssidMatches, colonBssid, predictApBssid } from '../../../src/services/wifi/backend.ts';
 import { parseBody } from '../../../src/http/validation.ts';
 
 const wifi = (body: Record<string, unknown>) =>

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScaledClock } from '../../../src/clock.ts';
 import type { Logger } from '../../../src/logger.ts';
-import type { CommandResult, CommandRunner } from '../../../src/services/command-runner.ts';
-import { LeaseFile } from '../../../src/services/wifi-backend.ts';
-import { NmcliBackend } from '../../../src/services/wifi-nmcli.ts';
+import type { CommandResult, CommandRunner } from '../../../src/services/wifi/command-runner.ts';
+import { LeaseFile } from '../../../src/services/wifi/backend.ts';
+import { NmcliBackend } from '../../../src/services/wifi/nmcli.ts';
 
 function capturingLogger(lines: string[]): Logger {
   const log = (obj: object, msg?: string): void => void lines.push(JSON.stringify({ ...obj, msg }));

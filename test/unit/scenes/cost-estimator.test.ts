@@ -4,9 +4,9 @@
  * number must match the reference exactly; where ours differs, the test says how.
  */
 import { describe, expect, it } from 'vitest';
-import type { NativeEffectParams } from '../../../src/domain/native-preset.ts';
-import type { ActionTarget, NativeEffectAction, SceneAction } from '../../../src/domain/scene-types.ts';
-import { estimateCost, exactActionCost, loraInfo } from '../../../src/services/cost-estimator.ts';
+import type { NativeEffectParams } from '../../../src/domain/scenes/native-preset.ts';
+import type { ActionTarget, NativeEffectAction, SceneAction } from '../../../src/domain/scenes/types.ts';
+import { estimateCost, exactActionCost, loraInfo } from '../../../src/services/scenes/cost-estimator.ts';
 import { DEFAULT_RF } from '../../../src/protocol/types.ts';
 import { B, ctx, DEFAULT_LORA_INFO, devicesIn, G, plan, preset, range, wire } from './plan-helpers.ts';
 

@@ -1,6 +1,6 @@
 /** The planner's savings over the original plan (decisions §11), and what stays exact. */
 import { describe, expect, it } from 'vitest';
-import type { ActionTarget, OffsetChildAction, SceneAction } from '../../../src/domain/scene-types.ts';
+import type { ActionTarget, OffsetChildAction, SceneAction } from '../../../src/domain/scenes/types.ts';
 import { FLAG } from '../../../src/protocol/flags.ts';
 import { B, ctx, devicesIn, G, plan, preset, range, wire } from './plan-helpers.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitFormula, planOffsets, type OffsetSpec } from '../../../src/domain/offset-optimizer.ts';
+import { fitFormula, planOffsets, type OffsetSpec } from '../../../src/domain/scenes/offset-optimizer.ts';
 import { computeOffsetMs } from '../../../src/protocol/packets.ts';
 import { range } from './plan-helpers.ts';
 

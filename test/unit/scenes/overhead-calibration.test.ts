@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WireOverheadCalibration } from '../../../src/services/overhead-calibration.ts';
+import { WireOverheadCalibration } from '../../../src/services/scenes/overhead-calibration.ts';
 import { DEFAULT_RF } from '../../../src/protocol/types.ts';
 import { packetAirtimeMs } from '../../../src/protocol/airtime.ts';
 

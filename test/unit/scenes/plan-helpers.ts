@@ -1,15 +1,15 @@
 /** Shared fixtures for planner / estimator unit tests. */
-import type { NativePreset } from '../../../src/domain/native-preset.ts';
-import { fullPresetParams } from '../../../src/domain/native-preset.ts';
-import type { SceneAction } from '../../../src/domain/scene-types.ts';
-import { resolvePresetRef } from '../../../src/domain/native-preset.ts';
+import type { NativePreset } from '../../../src/domain/scenes/native-preset.ts';
+import { fullPresetParams } from '../../../src/domain/scenes/native-preset.ts';
+import type { SceneAction } from '../../../src/domain/scenes/types.ts';
+import { resolvePresetRef } from '../../../src/domain/scenes/native-preset.ts';
 import {
   planScene,
   type PlanContext,
   type PlanDevice,
   type PlannedAction,
-} from '../../../src/services/dispatch-planner.ts';
-import { loraInfo } from '../../../src/services/cost-estimator.ts';
+} from '../../../src/services/scenes/dispatch-planner.ts';
+import { loraInfo } from '../../../src/services/scenes/cost-estimator.ts';
 import { DEFAULT_RF, OPC } from '../../../src/protocol/types.ts';
 
 /** One device per group id (addresses 0000gg), plus any extra devices. */

@@ -1,12 +1,12 @@
 /** The runner against a scripted driver: outcomes, stop_on_error, cancel, one run at a time. */
 import { describe, expect, it } from 'vitest';
-import type { SceneAction } from '../../../src/domain/scene-types.ts';
+import type { SceneAction } from '../../../src/domain/scenes/types.ts';
 import { SceneRunningError } from '../../../src/errors.ts';
 import { EventBus, type SceneProgress } from '../../../src/events.ts';
 import type { GatewayDriver, Reply, AckResult, TxOutcome } from '../../../src/gateway/types.ts';
 import { silentLogger } from '../../../src/logger.ts';
 import type { M2NRequest } from '../../../src/protocol/types.ts';
-import { SceneRunner } from '../../../src/services/scene-runner.ts';
+import { SceneRunner } from '../../../src/services/scenes/runner.ts';
 import { ManualClock, settle } from '../gateway/manual-clock.ts';
 import { B, ctx, devicesIn } from './plan-helpers.ts';
 

@@ -1,7 +1,7 @@
 /** A node on the air with a fake gateway radio: send requests, collect replies. */
 import { Air, type AirRadio } from '../../../src/sim/air.ts';
 import { SimScheduler } from '../../../src/sim/scheduler.ts';
-import { SimNode, type SimNodeOptions } from '../../../src/sim/sim-node.ts';
+import { SimNode, type SimNodeOptions } from '../../../src/sim/node/node.ts';
 import { DEFAULT_RF, type LoraPacket, type M2NRequest, type RfConfig } from '../../../src/protocol/types.ts';
 import {
   decodeLoraPacket,

@@ -4,7 +4,7 @@ import {
   parseStartblockRecord,
   readOption,
   writeValueOption,
-} from '../../../src/sim/node-config.ts';
+} from '../../../src/sim/node/config.ts';
 
 describe('node CONFIG options', () => {
   it('reads defaults packed like the write (u16 little-endian)', () => {

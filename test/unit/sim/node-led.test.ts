@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LedEngine } from '../../../src/sim/node-led.ts';
+import { LedEngine } from '../../../src/sim/node/led.ts';
 import { SimScheduler } from '../../../src/sim/scheduler.ts';
 import { FLAG } from '../../../src/protocol/flags.ts';
 import type { OffsetConfig } from '../../../src/protocol/types.ts';

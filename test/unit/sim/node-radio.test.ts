@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Air } from '../../../src/sim/air.ts';
-import { NodeRadio } from '../../../src/sim/node-radio.ts';
+import { NodeRadio } from '../../../src/sim/node/radio.ts';
 import { SimScheduler } from '../../../src/sim/scheduler.ts';
 import { DEFAULT_RF } from '../../../src/protocol/types.ts';
 import { Prng } from '../../../src/util/prng.ts';

@@ -15,6 +15,8 @@ import { sceneDirty } from '../scene-draft.ts';
 import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
+import { HealthPage } from '../health/HealthPage.tsx';
+import { LogPage } from '../log/LogPage.tsx';
 import { RacePage } from '../race/RacePage.tsx';
 import { HelpPage } from '../help/HelpPage.tsx';
 import { PageLink } from '../common/PageLink.tsx';
@@ -90,6 +92,20 @@ export function App() {
               </span>
             )}
           </a>
+          {(['health', 'log'] as const).map((p) => (
+            <a
+              key={p}
+              href={`./${p}`}
+              class={r === p ? 'active' : ''}
+              aria-current={r === p ? 'page' : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate(p);
+              }}
+            >
+              {p === 'health' ? 'Health' : 'Log'}
+            </a>
+          ))}
           <PageLink to="race" label="Race" title="Race-day panel: Blackout, pinned scenes, race mode" />
           <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
         </nav>
@@ -115,6 +131,10 @@ export function App() {
       <Banners onShowBattery={() => setBattery(true)} />
       {r === 'scenes' ? (
         <ScenesPage />
+      ) : r === 'health' ? (
+        <HealthPage />
+      ) : r === 'log' ? (
+        <LogPage />
       ) : r === 'race' ? (
         <RacePage />
       ) : r === 'help' ? (

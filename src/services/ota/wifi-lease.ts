@@ -1,0 +1,54 @@
+/**
+ * Host WiFi around one OTA task: take the lease (and switch the radio on when it was off)
+ * before the first device, restore afterwards (HOST_WIFI_RESTORE), whatever happened.
+ */
+import type { OtaMeta } from './meta.ts';
+import { errText, type WifiSession } from './steps.ts';
+import type { OtaDeps } from './types.ts';
+
+export async function startWifi(deps: OtaDeps, ws: WifiSession, meta: OtaMeta): Promise<void> {
+  const reason = await deps.wifi.unsupportedReason();
+  if (reason) throw new Error(reason);
+  ws.lease = await deps.wifi.takeLease(ws.opts.iface, ws.opts.hostWifiRestore);
+  if (!ws.lease.radioWasOn && ws.opts.hostWifiEnable) {
+    meta.emit('HOST_WIFI_ON', 'Enabling host WiFi radio...');
+    await deps.wifi.radioOn(ws.opts.iface);
+    ws.radioSwitched = true;
+  }
+}
+
+export interface HostWifiResult {
+  wasEnabled: boolean | null;
+  /** Radio state after the restore (null when WiFi was never touched or cannot be read). */
+  enabled: boolean | null;
+  backend: 'nmcli' | 'none';
+  restored: boolean;
+}
+
+/** Never throws: failures become texts in `errors`. */
+export async function finishWifi(
+  deps: OtaDeps,
+  ws: WifiSession,
+  meta: OtaMeta,
+  errors: string[],
+): Promise<HostWifiResult> {
+  const res: HostWifiResult = {
+    wasEnabled: ws.lease?.radioWasOn ?? null,
+    enabled: null,
+    backend: deps.wifi.kind,
+    restored: true,
+  };
+  if (!ws.lease) return res;
+  meta.emit('HOST_WIFI_RESTORE', 'Restoring host WiFi');
+  try {
+    const r = await deps.wifi.restore(ws.lease);
+    res.restored = r.restored;
+    errors.push(...r.warnings);
+  } catch (err) {
+    res.restored = false;
+    errors.push(`Host WiFi restore failed: ${errText(err)}`);
+  }
+  res.enabled = await deps.wifi.radioEnabled().catch(() => null);
+  ws.lease = null;
+  return res;
+}

@@ -1,0 +1,151 @@
+/**
+ * Browser scenarios for the operator's console additions: the Log page filtered to one
+ * device, a device's history chart after polls, the alert list with acknowledge, and a
+ * link test with its results table. Screenshots of each page at 1280, 1024 and 390 px.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withHost, type Harness } from '../integration/harness.ts';
+import { discoverAll, runTask, simAddrs } from '../integration/host/helpers.ts';
+import { openBrowser, type BrowserHandle } from './browser.ts';
+
+let b: BrowserHandle;
+beforeAll(async () => {
+  b = await openBrowser({ width: 1280, height: 800 });
+});
+afterAll(async () => {
+  await b?.close();
+});
+
+const SIZES = [
+  [1280, 800],
+  [1024, 768],
+  [390, 844],
+] as const;
+
+/** Screenshots at the three widths, back to 1280 afterwards. */
+async function shots(name: string): Promise<void> {
+  for (const [w, hgt] of SIZES) {
+    await b.page.setViewportSize({ width: w, height: hgt });
+    await b.shot(`${name}-${w}`);
+  }
+  await b.page.setViewportSize({ width: 1280, height: 800 });
+}
+
+async function nameOf(h: Harness, addr: string): Promise<string> {
+  const devs = (await h.get<{ devices: { addr: string; name: string }[] }>('/api/devices')).body.devices;
+  return devs.find((d) => d.addr === addr)?.name ?? addr;
+}
+
+describe('health and log pages', () => {
+  it('log-page-filters-one-devices-entries', async () => {
+    await withHost({ nodes: 6, seed: 5 }, async (h) => {
+      await discoverAll(h);
+      const [, silent] = simAddrs(h) as [string, string];
+      await runTask(h, '/api/status', {});
+      h.host.sim?.fleet.faults.silence(silent);
+      await runTask(h, '/api/status', {});
+      const page = b.page;
+      await page.goto(h.url + '/log');
+      await page.getByRole('heading', { name: 'Activity log' }).waitFor();
+      await page.getByTestId('log-table').getByText('task done').first().waitFor();
+      await page.getByLabel('Device').selectOption(silent);
+      const rows = page.locator('[data-testid=log-table] tbody tr');
+      await rows.filter({ hasText: 'device offline' }).first().waitFor();
+      const devicesShown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-device')));
+      expect(devicesShown.length).toBeGreaterThan(0);
+      expect(new Set(devicesShown)).toEqual(new Set([silent]));
+      // Text search narrows further, and a new live entry arrives for the filter.
+      await page.getByLabel('Search the log').fill('back online');
+      await page.getByText('No entries match.').waitFor();
+      h.host.sim?.fleet.faults.unsilence(silent);
+      await runTask(h, '/api/status', {});
+      await rows.filter({ hasText: 'device back online' }).first().waitFor();
+      await page.getByLabel('Search the log').fill('');
+      await rows.filter({ hasText: 'device offline' }).first().waitFor();
+      await shots('log-page');
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('history-chart-shows-points-after-polls-and-alerts-can-be-acknowledged', async () => {
+    // Polls follow each other within one 10 s bucket of simulated time: one sample per reply here.
+    await withHost({ nodes: 6, seed: 5, overrides: { history: { bucketS: 0 } } }, async (h) => {
+      await discoverAll(h);
+      const [first, silent] = simAddrs(h) as [string, string];
+      await runTask(h, '/api/status', {});
+      await runTask(h, '/api/status', {});
+      h.host.sim?.fleet.faults.silence(silent);
+      await runTask(h, '/api/status', {});
+      const page = b.page;
+      await page.goto(h.url + '/health');
+      await page.getByRole('heading', { name: 'Fleet health' }).waitFor();
+      // The silenced device is an open alert; acknowledging moves it out of the open list.
+      const silentName = await nameOf(h, silent);
+      const alerts = page.getByTestId('alerts');
+      const alert = alerts.locator('li', { hasText: silentName });
+      await alert.getByText('Offline').waitFor();
+      await page.getByTestId('group-count-0').getByText('5/6').waitFor();
+      await shots('health-overview');
+      await alert.getByRole('button', { name: 'Acknowledge' }).click();
+      await alerts.locator('li', { hasText: silentName }).waitFor({ state: 'detached' });
+
+      const firstName = await nameOf(h, first);
+      await page.getByTestId('health-table').getByRole('button', { name: firstName, exact: true }).click();
+      const detail = page.getByTestId('device-detail');
+      await detail.waitFor();
+      const chart = detail.getByTestId('chart-rssi');
+      // Every reply is a sample (discovery's host-side only); the three polls are heard both ways.
+      const hist = (
+        await h.get<{ samples: { host_rssi: number[]; node_rssi: (number | null)[] } }>(
+          `/api/devices/${first}/history`,
+        )
+      ).body.samples;
+      const nodePoints = hist.node_rssi.filter((v) => v !== null).length;
+      expect(nodePoints).toBeGreaterThanOrEqual(3);
+      await expect
+        .poll(async () => Number(await chart.getAttribute('data-points')))
+        .toBe(hist.host_rssi.length + nodePoints);
+      await detail.getByTestId('uptime').waitFor();
+      // The device's own link test, from its detail view.
+      await detail.getByRole('button', { name: 'Link test (10 exchanges)' }).click();
+      const own = detail.getByTestId('linktest-results').locator('tbody tr');
+      await own.first().waitFor({ timeout: 120_000 });
+      expect(await own.count()).toBe(1);
+      expect((await own.locator('td').nth(1).textContent())?.trim()).toBe('10/10');
+      await shots('health-device-detail');
+      await detail.getByRole('button', { name: 'Close' }).first().click();
+
+      await page.getByRole('tab', { name: 'Weakest links' }).click();
+      await page.getByTestId('weak-links').locator('tbody tr').first().waitFor();
+      await shots('health-weakest-links');
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('link-test-shows-loss-and-round-trip-per-device', async () => {
+    await withHost({ nodes: 4, seed: 5 }, async (h) => {
+      await discoverAll(h);
+      const [, silent] = simAddrs(h) as [string, string];
+      h.host.sim?.fleet.faults.silence(silent);
+      const page = b.page;
+      await page.goto(h.url + '/health');
+      await page.getByRole('tab', { name: 'Link test' }).click();
+      await page.getByRole('button', { name: /Pick all shown \(4\)/ }).click();
+      await page.getByLabel('Exchanges per device').fill('3');
+      await page.getByRole('button', { name: 'Start link test (4 devices)' }).click();
+      const results = page.getByTestId('linktest-results');
+      await results.waitFor({ timeout: 120_000 });
+      const silentName = await nameOf(h, silent);
+      const bad = results.locator('tr', { hasText: silentName });
+      await expect.poll(async () => (await bad.locator('td').nth(1).textContent())?.trim()).toBe('0/3');
+      expect((await bad.locator('td').nth(2).textContent())?.trim()).toBe('100 %');
+      const rows = await results.locator('tbody tr').count();
+      expect(rows).toBe(4);
+      const good = results.locator('tbody tr').last();
+      expect(await good.locator('td').nth(2).textContent()).toBe('0 %');
+      expect(await good.locator('td').nth(3).textContent()).toMatch(/^\d+ \/ \d+ \/ \d+ ms$/);
+      await shots('health-link-test');
+      expect(b.errors).toEqual([]);
+    });
+  });
+});

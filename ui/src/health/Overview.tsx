@@ -1,0 +1,269 @@
+/** Fleet health at a glance: online per group, the alert list with acknowledge, the health table and its CSV. */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { batteryState, warnPerCellOf } from '../common/battery-cells.ts';
+import { thresholds } from '../components/battery.ts';
+import { formatMac, relativeTime, rssiLevel, snrLevel } from '../format.ts';
+import { devices, groups, groupsById, nowS, statsOf } from '../store.ts';
+import type { Device } from '../types.ts';
+import { acks, setAcks } from './acks.ts';
+import { ALERT_LABEL, computeAlerts, CONFIG_BITS, pruneAcks } from './alerts.ts';
+import { toCsv, type Cell } from './csv.ts';
+import { links } from './data.ts';
+
+const groupName = (id: number): string =>
+  id === 0 ? 'Unconfigured' : (groupsById.value.get(id)?.name ?? `#${id}`);
+
+function configPills(d: Device): string[] {
+  const out: string[] = [];
+  if (d.configByte & CONFIG_BITS.macFilter) out.push('MAC filter');
+  if (d.configByte & CONFIG_BITS.macFilterPersist) out.push('MAC filter persist');
+  if (d.configByte & CONFIG_BITS.apOpen) out.push('AP open');
+  return out;
+}
+
+function Sig({ rssi, snr }: { rssi: number; snr: number }) {
+  if (!rssi) return <span class="muted">—</span>;
+  return (
+    <span class="nowrap">
+      <span class={`lvl-${rssiLevel(rssi)}`}>{rssi}</span> /{' '}
+      <span class={`lvl-${snrLevel(snr, true)}`}>{snr}</span>
+    </span>
+  );
+}
+
+export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
+  const [showAcked, setShowAcked] = useState(false);
+  const [q, setQ] = useState('');
+  const t = warnPerCellOf(thresholds.value);
+  const alerts = useMemo(() => computeAlerts(devices.value, t), [devices.value, t]);
+  // Forget acknowledgements whose condition cleared, so a recurrence alerts again.
+  useEffect(() => {
+    if (devices.value.length > 0) setAcks(pruneAcks(acks.value, alerts));
+  }, [alerts]);
+  const acked = new Set(acks.value);
+  const open = alerts.filter((a) => !acked.has(a.key));
+  const shown = showAcked ? alerts : open;
+  const needle = q.trim().toLowerCase();
+  const rows = devices.value
+    .filter((d) => !needle || `${d.name} ${d.addr} ${groupName(d.groupId)}`.toLowerCase().includes(needle))
+    .slice()
+    .sort((a, b) => a.name.localeCompare(b.name) || a.addr.localeCompare(b.addr));
+  const groupIds = [0, ...groups.value.map((g) => g.id).filter((id) => id !== 0)];
+
+  const exportCsv = (): void => {
+    const header = [
+      'name',
+      'mac',
+      'group',
+      'type',
+      'online',
+      'last_seen',
+      'rssi_up_dbm',
+      'snr_up_db',
+      'rssi_down_dbm',
+      'snr_down_db',
+      'battery_v',
+      'cells',
+      'battery',
+      'failed_exchanges',
+      'config',
+      'firmware',
+    ];
+    const body: Cell[][] = rows.map((d) => {
+      const b = batteryState(d.voltage_mV, t);
+      return [
+        d.name,
+        formatMac(d.full_mac, d.addr),
+        groupName(d.groupId),
+        d.dev_type_name,
+        d.online,
+        d.last_seen_ts ? new Date(d.last_seen_ts * 1000).toISOString() : '',
+        d.host_rssi || null,
+        d.host_rssi ? d.host_snr : null,
+        d.node_rssi || null,
+        d.node_rssi ? d.node_snr : null,
+        d.voltage_mV ? (d.voltage_mV / 1000).toFixed(2) : null,
+        b.cells || null,
+        b.level === 'none' ? '' : b.level,
+        links.value.get(d.addr)?.failures ?? 0,
+        configPills(d).join('; '),
+        d.version || null,
+      ];
+    });
+    const blob = new Blob([toCsv(header, body)], { type: 'text/csv' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = `lightnet-fleet-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.csv`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  };
+
+  return (
+    <>
+      <section class="ops-section" aria-label="Online per group">
+        <div class="group-counts">
+          {groupIds.map((id) => {
+            const s = statsOf(id);
+            if (s.total === 0) return null;
+            const cls = s.online === s.total ? 'good' : s.online === 0 ? 'bad' : 'warn';
+            return (
+              <span key={id} class={`pill ${cls}`} data-testid={`group-count-${id}`}>
+                <span class="dot" /> {groupName(id)}{' '}
+                <strong>
+                  {s.online}/{s.total}
+                </strong>
+              </span>
+            );
+          })}
+        </div>
+      </section>
+      <section class="ops-section" aria-label="Alerts">
+        <div class="ops-head">
+          <h2>
+            Alerts{' '}
+            <span class="muted">
+              ({open.length} open
+              {alerts.length > open.length ? `, ${alerts.length - open.length} acknowledged` : ''})
+            </span>
+          </h2>
+          <label class="chip-check">
+            <input
+              type="checkbox"
+              checked={showAcked}
+              onChange={(e) => setShowAcked(e.currentTarget.checked)}
+            />{' '}
+            show acknowledged
+          </label>
+          {open.length > 1 && (
+            <button
+              type="button"
+              onClick={() => setAcks([...new Set([...acks.value, ...open.map((a) => a.key)])])}
+            >
+              Acknowledge all
+            </button>
+          )}
+        </div>
+        {shown.length === 0 ? (
+          <p class="muted">No {alerts.length > 0 ? 'open ' : ''}alerts.</p>
+        ) : (
+          <ul class="alert-list" data-testid="alerts">
+            {shown.slice(0, 200).map((a) => (
+              <li key={a.key} class={`alert ${a.severity}${acked.has(a.key) ? ' acked' : ''}`}>
+                <span class={`pill tiny ${a.severity}`}>{ALERT_LABEL[a.kind]}</span>
+                <button type="button" class="linklike" onClick={() => onOpen(a.addr)}>
+                  {a.name}
+                </button>
+                <span class="muted">{a.text}</span>
+                {!acked.has(a.key) && (
+                  <button type="button" class="ghost small" onClick={() => setAcks([...acks.value, a.key])}>
+                    Acknowledge
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="ops-section" aria-label="Fleet health table">
+        <div class="ops-head">
+          <h2>Devices</h2>
+          <input
+            type="search"
+            class="search"
+            placeholder="Filter name, MAC, group"
+            aria-label="Filter devices"
+            value={q}
+            onInput={(e) => setQ(e.currentTarget.value)}
+          />
+          <button type="button" onClick={exportCsv} title="Download this table as CSV">
+            Export CSV
+          </button>
+        </div>
+        <div class="ops-table-wrap">
+          <table class="devices ops-table" data-testid="health-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Group</th>
+                <th>Seen</th>
+                <th class="num" title="How well the gateway heard the node: RSSI dBm / SNR dB">
+                  Host ↑
+                </th>
+                <th class="num" title="How well the node heard the gateway: RSSI dBm / SNR dB">
+                  Node ↓
+                </th>
+                <th class="num">Battery</th>
+                <th
+                  class="num"
+                  title="Polls the device did not answer and lost link-test probes since the host started"
+                >
+                  Failed
+                </th>
+                <th>Config</th>
+                <th class="num">FW</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((d) => {
+                const b = batteryState(d.voltage_mV, t);
+                return (
+                  <tr key={d.addr} class={d.online ? '' : 'offline'}>
+                    <td>
+                      <button
+                        type="button"
+                        class="linklike"
+                        onClick={() => onOpen(d.addr)}
+                        title="Signal and battery history"
+                      >
+                        {d.name}
+                      </button>
+                      <div class="muted mono small-text">{formatMac(d.full_mac, d.addr)}</div>
+                    </td>
+                    <td>{groupName(d.groupId)}</td>
+                    <td class="nowrap">
+                      <span class={`pill tiny ${d.online ? 'online' : 'offline'}`}>
+                        {d.online ? 'Online' : 'Offline'}
+                      </span>{' '}
+                      <span class="muted">{relativeTime(d.last_seen_ts, nowS.value)}</span>
+                    </td>
+                    <td class="num">
+                      <Sig rssi={d.host_rssi} snr={d.host_snr} />
+                    </td>
+                    <td class="num">
+                      <Sig rssi={d.node_rssi} snr={d.node_snr} />
+                    </td>
+                    <td
+                      class="num nowrap"
+                      title={
+                        b.cells
+                          ? `${b.cells}S pack, ${b.perCellV.toFixed(2)} V per cell${d.online ? '' : ' (last reading, device offline)'}`
+                          : 'not reported'
+                      }
+                    >
+                      {b.cells ? (
+                        <span class={d.online ? `lvl-${b.level}` : 'muted'}>
+                          {(d.voltage_mV / 1000).toFixed(2)} V <span class="muted">{b.cells}S</span>
+                        </span>
+                      ) : (
+                        <span class="muted">—</span>
+                      )}
+                    </td>
+                    <td class="num">{links.value.get(d.addr)?.failures ?? 0}</td>
+                    <td>
+                      {configPills(d).map((p) => (
+                        <span key={p} class={`pill tiny${p === 'AP open' ? ' warn' : ''}`}>
+                          {p}
+                        </span>
+                      ))}
+                    </td>
+                    <td class="num">{d.version || '—'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  );
+}
