@@ -248,6 +248,8 @@ async function blackoutBench(b: BrowserHandle, withPoll: boolean): Promise<numbe
         const clickedAt = await inPage<number>(page, 'window.__bench.clickBlackout()');
         await done;
         out.push(firstAt - clickedAt);
+        // The page has finished with this one (a click while one is in flight is ignored).
+        await page.locator('[data-testid=blackout][aria-busy=false]').waitFor();
         // Blackout cancelled the poll: wait until it ended before the next round.
         await h.host.services.tasks.settled();
       }
