@@ -69,7 +69,9 @@ describe('scenes page', () => {
       await add('Offset Group');
       const a2 = page.getByTestId('action-2');
       await a2.getByRole('radio', { name: 'Groups' }).check();
-      // Both groups through the multi-group picker (the Groups target starts empty).
+      // The Groups target starts empty: the first group through the quick select, the
+      // second through the multi-group picker.
+      await a2.getByLabel('Add group').selectOption({ label: 'Left #1' });
       await a2.getByRole('button', { name: 'Pick multiple…' }).click();
       const pick = page.getByTestId('group-pick');
       await pick.getByLabel('Filter groups').fill('Rig');
