@@ -24,6 +24,7 @@ import { createLedPresets } from './services/led-presets/index.ts';
 import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
+import { BlackoutService } from './services/race/index.ts';
 import { createSpecials } from './services/specials/index.ts';
 import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
@@ -266,6 +267,14 @@ export async function startHost(
     logs,
     history,
     linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
+    blackout: new BlackoutService({
+      driver,
+      store,
+      log: log.child({ mod: 'race' }),
+      cancelScene: () => scenes.sceneDispatch.cancel(),
+      cancelTask: () => tasks.cancel()?.name ?? null,
+      note: (ev) => master.note(ev),
+    }),
   };
   const unsubs = wireEvents(svc);
 

@@ -3,6 +3,7 @@
  * first, message second; one line per meaningful event.
  */
 import { pino } from 'pino';
+import { prettyStream } from './log-pretty.ts';
 
 export interface Logger {
   debug(obj: object, msg?: string): void;
@@ -12,8 +13,10 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { app: 'lightnet' } });
+/** JSON lines, or readable lines when a person watches (stdout is a terminal). */
+export function createLogger(level: string, pretty = process.stdout.isTTY === true): Logger {
+  const opts = { level, base: { app: 'lightnet' } };
+  return pretty ? pino(opts, prettyStream()) : pino(opts);
 }
 
 export const silentLogger = (): Logger => pino({ level: 'silent' });

@@ -34,6 +34,7 @@ import { systemRoutes } from './routes/system.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { integrationRoutes } from './routes/integration.ts';
+import { raceRoutes } from './routes/race.ts';
 import { wifiRoutes } from './routes/wifi.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { linkRoutes } from './routes/links.ts';
@@ -173,6 +174,7 @@ export async function buildApp(
       await api.register(specialsRoutes(svc));
       await api.register(otaRoutes(svc));
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
+      await api.register(raceRoutes(svc));
       await api.register(wifiRoutes(svc));
       await api.register(activityRoutes(svc));
       await api.register(linkRoutes(svc));

@@ -16,6 +16,7 @@ import type { HostWifiService } from './wifi/index.ts';
 import type { HistoryService } from './history/index.ts';
 import type { LinkTestService } from './link-test/index.ts';
 import type { LogBuffer } from './logs/index.ts';
+import type { BlackoutService } from './race/index.ts';
 
 export interface AppServices extends DevicesServices, ScenesServices {
   clock: Clock;
@@ -42,6 +43,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   backup: BackupService;
   /** Timing-application integration (heat, armed race start); mode `none` standalone. */
   integration: IntegrationService;
+  /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
+  blackout: BlackoutService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

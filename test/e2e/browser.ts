@@ -17,9 +17,28 @@ export interface BrowserHandle {
   page: Page;
   /** Console errors and uncaught page errors seen so far (a test asserts none). */
   errors: string[];
+  /**
+   * Every red toast the page showed, in order (toasts vanish after 6 s, so a test that
+   * only waits for the green one would miss a red one shown beside it).
+   */
+  errorToasts: string[];
   shot(name: string): Promise<string>;
   close(): Promise<void>;
 }
+
+/** Page-side: reports each `.toast.error` element once as it is added. */
+const ERROR_TOAST_WATCH = `
+addEventListener('DOMContentLoaded', () => {
+  const seen = new WeakSet();
+  new MutationObserver(() => {
+    for (const el of document.querySelectorAll('.toast.error')) {
+      if (seen.has(el)) continue;
+      seen.add(el);
+      window.__lightnetErrorToast(el.textContent.replace(/×$/, '').trim());
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+});
+`;
 
 export async function openBrowser(viewport = { width: 1440, height: 900 }): Promise<BrowserHandle> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/ensure-chromium.sh`);
@@ -46,11 +65,15 @@ export async function openBrowser(viewport = { width: 1440, height: 900 }): Prom
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
+  const errorToasts: string[] = [];
+  await page.exposeFunction('__lightnetErrorToast', (text: string) => errorToasts.push(text));
+  await page.addInitScript(ERROR_TOAST_WATCH);
   await mkdir(ARTIFACTS, { recursive: true });
   return {
     context,
     page,
     errors,
+    errorToasts,
     async shot(name) {
       const file = join(ARTIFACTS, `${name}.png`);
       await page.screenshot({ path: file, fullPage: false });

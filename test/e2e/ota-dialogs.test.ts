@@ -31,6 +31,10 @@ describe('firmware and preset files', () => {
         .setInputFiles({ name: 'presets.json', mimeType: 'application/json', buffer: makePresets(3) });
       await lp.getByRole('button', { name: 'Upload' }).click();
       await page.locator('.toast', { hasText: /Uploaded preset file/ }).waitFor();
+      // The success toast comes after every step of the handler: a red one beside it
+      // (rendered in the same frame) or before it fails the scenario.
+      expect(await page.locator('.toast.error').count()).toBe(0);
+      expect(b.errorToasts).toEqual([]);
       await lp
         .getByTestId('current-preset-file')
         .getByText(/Current: (?!none)/)

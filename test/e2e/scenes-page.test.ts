@@ -58,6 +58,8 @@ describe('scenes page', () => {
       const a0 = page.getByTestId('action-0');
       await a0.getByLabel('presetId').selectOption({ label: 'Green Go' });
       await a0.getByRole('radio', { name: 'Groups' }).check();
+      // The Groups target starts empty: the operator picks the group.
+      await a0.getByLabel('Add group').selectOption({ index: 1 });
       await a0
         .getByTestId('cost')
         .getByText(/1p · \d+B/)
@@ -67,7 +69,9 @@ describe('scenes page', () => {
       await add('Offset Group');
       const a2 = page.getByTestId('action-2');
       await a2.getByRole('radio', { name: 'Groups' }).check();
-      // The first group comes with the radio; the second through the multi-group picker.
+      // The Groups target starts empty: the first group through the quick select, the
+      // second through the multi-group picker.
+      await a2.getByLabel('Add group').selectOption({ label: 'Left #1' });
       await a2.getByRole('button', { name: 'Pick multiple…' }).click();
       const pick = page.getByTestId('group-pick');
       await pick.getByLabel('Filter groups').fill('Rig');

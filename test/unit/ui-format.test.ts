@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   batteryLevel,
+  cellCount,
   capsSummary,
   compareValues,
   flagNames,
@@ -28,7 +29,7 @@ describe('ui formatting', () => {
     expect(formatElapsed(125)).toBe('2:05');
   });
 
-  it('judges batteries per pack type: under 12 V is 2S, else 6S', () => {
+  it('judges batteries per cell: 3.4 V per cell warns, 0.1 V lower is bad', () => {
     expect(batteryLevel(0)).toBe('none');
     expect(batteryLevel(7400)).toBe('good');
     expect(batteryLevel(6700)).toBe('warn');
@@ -36,7 +37,20 @@ describe('ui formatting', () => {
     expect(batteryLevel(22_000)).toBe('good');
     expect(batteryLevel(20_000)).toBe('warn');
     expect(batteryLevel(18_000)).toBe('bad');
-    expect(batteryLevel(7000, { warn2s: 7.2, warn6s: 21 })).toBe('warn');
+    expect(batteryLevel(7000, { warnPerCell: 3.6 })).toBe('warn');
+  });
+
+  it('judges the pack size from the voltage so single cells are not flagged', () => {
+    expect([3300, 3700, 4170, 4350].map(cellCount)).toEqual([1, 1, 1, 1]);
+    expect([6200, 7600, 8400].map(cellCount)).toEqual([2, 2, 2]);
+    expect([9900, 12_600].map(cellCount)).toEqual([3, 3]);
+    expect([13_200, 16_800].map(cellCount)).toEqual([4, 4]);
+    expect([19_800, 20_400, 25_200].map(cellCount)).toEqual([6, 6, 6]);
+    // The simulator's single cells read 3.30–4.20 V: healthy ones are not low.
+    expect(batteryLevel(3700)).toBe('good');
+    expect(batteryLevel(4170)).toBe('good');
+    expect(batteryLevel(3350)).toBe('warn');
+    expect(batteryLevel(3200)).toBe('bad');
   });
 
   it('colours signal levels with the documented thresholds', () => {

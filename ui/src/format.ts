@@ -14,19 +14,32 @@ export function formatVolts(mV: number): string {
 }
 
 export interface BatteryThresholds {
-  warn2s: number;
-  warn6s: number;
+  /** Warn below this voltage per cell; "bad" 0.1 V per cell lower. */
+  warnPerCell: number;
 }
-export const DEFAULT_BATTERY: BatteryThresholds = { warn2s: 6.8, warn6s: 20.4 };
+export const DEFAULT_BATTERY: BatteryThresholds = { warnPerCell: 3.4 };
 
-/** Packs under 12 V are 2-cell, others 6-cell (as the original console judged them). */
+/** Pack sizes seen on gates and start blocks (5S is rare; it reads as a full 4S or an empty 6S). */
+const PACKS = [1, 2, 3, 4, 6];
+/** A LiPo cell never reads above this (HV cells charge to 4.35 V). */
+const CELL_MAX_V = 4.35;
+
+/**
+ * Cells in series judged from the voltage: the smallest usual pack whose cells would
+ * not read above 4.35 V (3.3–4.2 V → 1S, 7.6 V → 2S, 22.8 V → 6S). 0 mV → 0.
+ */
+export function cellCount(mV: number): number {
+  if (!mV) return 0;
+  const v = mV / 1000;
+  return PACKS.find((n) => v / n <= CELL_MAX_V) ?? 6;
+}
+
+/** Per-cell judgement of a pack: a single cell at 3.7 V is as healthy as 2S at 7.4 V. */
 export function batteryLevel(mV: number, t: BatteryThresholds = DEFAULT_BATTERY): Level {
   if (!mV) return 'none';
-  const v = mV / 1000;
-  const warn = v < 12 ? t.warn2s : t.warn6s;
-  const cells = v < 12 ? 2 : 6;
-  if (v < warn - 0.1 * cells) return 'bad';
-  if (v < warn) return 'warn';
+  const perCell = mV / 1000 / cellCount(mV);
+  if (perCell < t.warnPerCell - 0.1) return 'bad';
+  if (perCell < t.warnPerCell) return 'warn';
   return 'good';
 }
 
@@ -114,6 +127,10 @@ export function matchesSearch(
 
 export type SortDir = 1 | -1;
 
+// One collator for every comparison: localeCompare with options builds one per call,
+// which made sorting 1 000 rows take seconds.
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
 /** Compares two values for sorting: numbers numerically, strings naturally, nullish last. */
 export function compareValues(a: unknown, b: unknown): number {
   const an = a === null || a === undefined || a === '';
@@ -121,7 +138,7 @@ export function compareValues(a: unknown, b: unknown): number {
   if (an || bn) return an === bn ? 0 : an ? 1 : -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(b) - Number(a);
-  return String(a).localeCompare(String(b), undefined, { numeric: true, sensitivity: 'base' });
+  return collator.compare(String(a), String(b));
 }
 
 /** Shallow equality of two plain records (used to keep row identity across reloads). */

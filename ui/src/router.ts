@@ -1,16 +1,14 @@
-/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'health', 'log', 'login'. */
+/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'health', 'log', 'race', 'help', 'login'. */
 import { signal } from '@preact/signals';
 import { basePath } from './api.ts';
 
-export type Route = 'devices' | 'scenes' | 'health' | 'log' | 'login';
+export type Route = 'devices' | 'scenes' | 'health' | 'log' | 'race' | 'help' | 'login';
+
+const NAMED: readonly Route[] = ['scenes', 'health', 'log', 'race', 'help', 'login'];
 
 function parse(): Route {
   const rest = location.pathname.slice(basePath().length).replace(/^\/+|\/+$/g, '');
-  if (rest === 'scenes') return 'scenes';
-  if (rest === 'login') return 'login';
-  if (rest === 'health') return 'health';
-  if (rest === 'log') return 'log';
-  return 'devices';
+  return NAMED.find((r) => r === rest) ?? 'devices';
 }
 
 export const route = signal<Route>(parse());

@@ -1,5 +1,12 @@
 /** Human words for tasks: names, progress lines, end-of-task toasts. */
+import { devices } from './store.ts';
 import type { Task } from './types.ts';
+
+/** Option labels by key ("led_briS" → "Default Brightness (briS)"), filled from the options schema. */
+export const optionLabels = new Map<string, string>();
+
+/** A device's name for a message (the address when the host does not know it). */
+const deviceName = (addr: string): string => devices.value.find((d) => d.addr === addr)?.name ?? addr;
 
 export const TASK_LABEL: Record<string, string> = {
   discover: 'Discovery',
@@ -81,10 +88,11 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
     }
     case 'special_config': {
       const v = r.value;
+      const key = String(r.key ?? t.meta.key ?? 'option');
       const shown =
         v && typeof v === 'object' ? `${(v as { start: number }).start}..${(v as { stop: number }).stop}` : v;
       return {
-        text: `Saved ${String(r.key ?? t.meta.key ?? 'option')}${shown !== undefined ? ` = ${String(shown)}` : ''} on ${String(r.mac ?? t.meta.mac ?? '')}`,
+        text: `Saved ${optionLabels.get(key) ?? key}${shown !== undefined ? ` = ${String(shown)}` : ''} on '${deviceName(String(r.mac ?? t.meta.mac ?? ''))}'`,
         ok: true,
       };
     }
@@ -98,4 +106,19 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
     default:
       return { text: `${label} done`, ok: true };
   }
+}
+
+/**
+ * The gateway's or host's last event in words: "TASK_STATUS_ERROR" after a cancel the
+ * operator asked for reads "Status poll cancelled"; other names lower-case, no underscores.
+ */
+export function eventText(name: string, error: string | null): string {
+  const m = /^TASK_(.+)_(START|DONE|ERROR)$/.exec(name);
+  if (m) {
+    const label = taskLabel(m[1]!.toLowerCase());
+    if (m[2] === 'START') return `${label} started`;
+    if (m[2] === 'DONE') return `${label} done`;
+    return error === 'cancelled' ? `${label} cancelled` : `${label} failed`;
+  }
+  return name.toLowerCase().replace(/_/g, ' ');
 }

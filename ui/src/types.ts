@@ -64,6 +64,7 @@ export interface Task {
   last_error: string | null;
   result: unknown;
   elapsed_s?: number;
+  rx_replies?: number;
   cancel_requested?: boolean;
 }
 

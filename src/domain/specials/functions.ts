@@ -81,7 +81,8 @@ export const SPECIAL_FUNCTIONS: readonly SpecialFunction[] = [
     type: 'action',
     unicast: true,
     broadcast: false,
-    description: 'CONFIG 0x0F, acknowledged; the stored LED options go back to their defaults.',
+    description:
+      'Puts the node’s LED options back to the firmware defaults (the node confirms it); the host’s stored LED options follow.',
     destructive: {
       message:
         'Refresh rate (75 fps) and current limit (off) revert to firmware defaults; segment 0 becomes 0..200, segment 1 is removed, default brightness 128, transition 700 ms.\nThe host’s stored LED options are reset to their schema defaults: read them back and import where they differ.',

@@ -9,6 +9,7 @@
  * caller's signal (the HTTP client went away) stops the unicasts not yet sent.
  */
 import type { GatewayDriver, TxOutcome } from '../../gateway/types.ts';
+import { FLAG } from '../../protocol/flags.ts';
 import { BROADCAST, type Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
 import type { DeviceRegistry } from './registry.ts';
@@ -66,7 +67,9 @@ export class ControlService {
       store.mutate(['DEVICES'], (s) => {
         for (const d of s.devices) {
           if (!addrs.has(d.addr)) continue;
-          d.flags = req.flags;
+          // The node derives its power bit from the brightness (wire §7.1): mirror that,
+          // so a row does not read OFF after "brightness 200" until the next poll.
+          d.flags = (req.flags & ~FLAG.POWER_ON) | (req.brightness > 0 ? FLAG.POWER_ON : 0);
           d.presetId = req.presetId;
           d.brightness = req.brightness;
         }

@@ -200,6 +200,12 @@ export class SceneRunner {
     const sent: PlannedFrame[] = [];
     const failures: string[] = [];
     for (const f of a.frames) {
+      // A cancel (Stop, Blackout) ends the action between frames: what follows must not
+      // land after the blackout's off frame.
+      if (signal.aborted) {
+        failures.push('cancelled');
+        break;
+      }
       const err = await this.sendFrame(f);
       if (err === null) sent.push(f);
       else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err}` : err);
@@ -221,6 +227,17 @@ export class SceneRunner {
         frames_sent: sent.length,
         ...detail,
       };
+    if (failures.length === 1 && failures[0] === 'cancelled') {
+      return {
+        ...base,
+        ok: false,
+        state: 'cancelled',
+        error: 'cancelled',
+        duration_ms: duration(),
+        frames_sent: sent.length,
+        ...detail,
+      };
+    }
     const error =
       a.kind === 'offset_group'
         ? `offset_group_partial_failure: ${failures[0]}`

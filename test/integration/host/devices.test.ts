@@ -110,8 +110,28 @@ describe('devices against the simulated fleet', () => {
       });
       expect(byMac.body).toEqual({ ok: true, changed: 2, errors: { ABCDEF: 'unknown device (skipped)' } });
       const rows = await devices(h);
-      expect(rows.find((r) => r.addr === addrs[0])).toMatchObject({ presetId: 3, brightness: 0 });
-      expect(rows.find((r) => r.addr === addrs[2])).toMatchObject({ presetId: 7, brightness: 200 });
+      // The power bit follows the brightness, as on the node (not the flags sent).
+      expect(rows.find((r) => r.addr === addrs[0])).toMatchObject({
+        presetId: 3,
+        brightness: 0,
+        flags: 0x04,
+      });
+      expect(rows.find((r) => r.addr === addrs[2])).toMatchObject({
+        presetId: 7,
+        brightness: 200,
+        flags: 0x05,
+      });
+      const on = await h.post('/api/devices/control', {
+        macs: [addrs[3]],
+        flags: 0,
+        presetId: 2,
+        brightness: 90,
+      });
+      expect(on.body).toMatchObject({ ok: true, changed: 1 });
+      expect((await devices(h)).find((r) => r.addr === addrs[3])).toMatchObject({
+        brightness: 90,
+        flags: 0x01,
+      });
     });
   });
 

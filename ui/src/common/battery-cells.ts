@@ -33,9 +33,9 @@ export function cellCount(mV: number): number {
   return PACKS.find((n) => v / n <= CELL_MAX_V) ?? 6;
 }
 
-/** The per-cell warning level from the thresholds kept in this browser (the 2S value, halved). */
+/** The per-cell warning level from the thresholds kept in this browser (⚙ Settings). */
 export function warnPerCellOf(t: BatteryThresholds): number {
-  return t.warn2s / 2;
+  return t.warnPerCell;
 }
 
 export function batteryState(mV: number, warnPerCell = DEFAULT_WARN_PER_CELL_V): BatteryState {

@@ -17,6 +17,9 @@ import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
 import { HealthPage } from '../health/HealthPage.tsx';
 import { LogPage } from '../log/LogPage.tsx';
+import { RacePage } from '../race/RacePage.tsx';
+import { HelpPage } from '../help/HelpPage.tsx';
+import { PageLink } from '../common/PageLink.tsx';
 
 let started = false;
 function startOnce(): void {
@@ -103,6 +106,8 @@ export function App() {
               {p === 'health' ? 'Health' : 'Log'}
             </a>
           ))}
+          <PageLink to="race" label="Race" title="Race-day panel: Blackout, pinned scenes, race mode" />
+          <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
         </nav>
         <span class="spacer" />
         <button
@@ -130,6 +135,10 @@ export function App() {
         <HealthPage />
       ) : r === 'log' ? (
         <LogPage />
+      ) : r === 'race' ? (
+        <RacePage />
+      ) : r === 'help' ? (
+        <HelpPage />
       ) : (
         <DevicesPage />
       )}

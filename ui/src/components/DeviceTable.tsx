@@ -1,276 +1,48 @@
 /**
  * The device table: sortable columns, search, multi-select (click, shift-click for a
- * range, header box for all visible rows). Rows only re-render when their device
- * object changes (reloads keep identity for unchanged devices), so 300 rows stay fast.
+ * range, header box for every row the filter shows). Only the rows in view (plus a few
+ * above and below) are in the DOM, so 1 000 devices open, sort and scroll as fast as
+ * 30: the rows have one fixed height, padding stands in for the rest. The filtered and
+ * sorted list is a computed signal, recomputed only when its inputs change (not on a
+ * selection click). Rows only re-render when their device object changes.
  */
-import { signal } from '@preact/signals';
-import { Component } from 'preact';
-import { useState } from 'preact/hooks';
-import { post } from '../api.ts';
-import {
-  batteryLevel,
-  compareValues,
-  flagNames,
-  formatMac,
-  formatVolts,
-  hex2,
-  matchesSearch,
-  relativeTime,
-  rssiLevel,
-  snrLevel,
-  type SortDir,
-} from '../format.ts';
+import { computed, signal } from '@preact/signals';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { compareValues, matchesSearch, type SortDir } from '../format.ts';
 import { changedAt, devices, effectNames, groupsById, nowS } from '../store.ts';
-import { toast, toastError } from '../toasts.ts';
 import type { Device } from '../types.ts';
+import { viewportW } from '../common/viewport.ts';
 import { thresholds } from './battery.ts';
+import { COLUMNS, columnsFor, Row } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
+import './device-table.css';
 
-const STATE_TEXT = { online: 'Online', rejoining: 'Rejoining', offline: 'Offline' } as const;
-
-/** The row's link state; hosts before `state` existed only said online or not. */
-const linkState = (d: Device): keyof typeof STATE_TEXT => d.state ?? (d.online ? 'online' : 'offline');
-
-function stateTitle(d: Device, now: number): string {
-  const seen = `last seen ${relativeTime(d.last_seen_ts, now)}`;
-  const s = linkState(d);
-  if (s === 'rejoining') return `Rebooted: the host is putting it back into its group (${seen})`;
-  if (s === 'offline' && d.offline_reason) return `Offline: ${d.offline_reason} (${seen})`;
-  return seen;
-}
+export { openOptions } from './DeviceRow.tsx';
 
 export const selection = signal<Set<string>>(new Set());
 export const search = signal('');
 export const sortKey = signal<string>('name');
 export const sortDir = signal<SortDir>(1);
-/** Opens the options dialog for a device (set by the page). */
-export const openOptions = signal<((d: Device) => void) | null>(null);
-
-interface Column {
-  key: string;
-  label: string;
-  title?: string;
-  value: (d: Device) => unknown;
-  cls?: string;
-}
 
 const groupName = (id: number): string => groupsById.value.get(id)?.name ?? `#${id}`;
 
-const COLUMNS: Column[] = [
-  { key: 'name', label: 'Name', value: (d) => d.name },
-  { key: 'addr', label: 'MAC', value: (d) => d.full_mac ?? d.addr, cls: 'mono' },
-  { key: 'group', label: 'Group', value: (d) => groupName(d.groupId) },
-  { key: 'type', label: 'Type', value: (d) => d.dev_type_name },
-  // Online and last seen share a column (the pill says which, the time says since when).
-  { key: 'seen', label: 'Seen', value: (d) => -(d.last_seen_ts ?? 0) },
-  { key: 'flags', label: 'Flags', value: (d) => d.flags },
-  { key: 'effect', label: 'Effect', value: (d) => effectNames.value.get(d.effectId) ?? d.effectId },
-  { key: 'bri', label: 'Bright', value: (d) => d.brightness, cls: 'num' },
-  { key: 'vbat', label: 'VBat', value: (d) => d.voltage_mV || null, cls: 'num' },
-  // RSSI and SNR of one direction share a cell, so the whole row fits a laptop screen.
-  {
-    key: 'nrssi',
-    label: 'Node ↓',
-    title: 'How well the node heard the gateway: RSSI dBm / SNR dB (sorts by RSSI)',
-    value: (d) => d.node_rssi || null,
-    cls: 'num',
-  },
-  {
-    key: 'hrssi',
-    label: 'Host ↑',
-    title: 'How well the gateway heard the node: RSSI dBm / SNR dB (sorts by RSSI)',
-    value: (d) => d.host_rssi || null,
-    cls: 'num',
-  },
-  { key: 'fw', label: 'FW', value: (d) => d.version, cls: 'num' },
-];
-
-export function visibleDevices(): Device[] {
+/** The devices the group filter and the search show, sorted. */
+export const visibleRows = computed<Device[]>(() => {
   const gf = groupFilter.value;
   const q = search.value;
   const col = COLUMNS.find((c) => c.key === sortKey.value) ?? COLUMNS[0]!;
   const dir = sortDir.value;
-  return devices.value
+  // Sort keys computed once per row, not once per comparison.
+  const keyed = devices.value
     .filter((d) => (gf === null || d.groupId === gf) && matchesSearch(d, groupName(d.groupId), q))
-    .sort((a, b) => dir * compareValues(col.value(a), col.value(b)) || a.addr.localeCompare(b.addr));
-}
-
-interface RowProps {
-  d: Device;
-  selected: boolean;
-  groupLabel: string;
-  effect: string;
-  now: number;
-  flash: boolean;
-  warn2s: number;
-  warn6s: number;
-  onToggle: (addr: string, shift: boolean) => void;
-}
-
-function Signal({ rssi, snr }: { rssi: number; snr: number }) {
-  if (!rssi) return <span class="muted">—</span>;
-  return (
-    <span class="sig" title={`RSSI ${rssi} dBm · SNR ${snr} dB`}>
-      <span class={`lvl-${rssiLevel(rssi)}`}>{rssi}</span>
-      <span class="muted">/</span>
-      <span class={`lvl-${snrLevel(snr, true)}`}>{snr}</span>
-    </span>
+    .map((d) => ({ d, k: col.value(d) }));
+  keyed.sort(
+    (a, b) => dir * compareValues(a.k, b.k) || (a.d.addr < b.d.addr ? -1 : a.d.addr > b.d.addr ? 1 : 0),
   );
-}
+  return keyed.map((x) => x.d);
+});
 
-function NameCell({ d }: { d: Device }) {
-  const [editing, setEditing] = useState(false);
-  const [name, setName] = useState(d.name);
-  const [locating, setLocating] = useState(false);
-  const locate = async () => {
-    if (locating) return;
-    setLocating(true);
-    try {
-      await post('devices/indicate', { macs: [d.addr] });
-      toast(`Locating ${d.name}…`);
-    } catch (err) {
-      toastError('Locate failed', err);
-    } finally {
-      setLocating(false);
-    }
-  };
-  const save = async (e: Event) => {
-    e.preventDefault();
-    const next = name.trim();
-    if (!next || next === d.name) return setEditing(false);
-    try {
-      await post('devices/update-meta', { macs: [d.addr], name: next });
-      toast(`Renamed to '${next}'`);
-      setEditing(false);
-    } catch (err) {
-      toastError('Rename failed', err);
-    }
-  };
-  if (editing) {
-    return (
-      <form class="inline-form" onSubmit={save}>
-        <input
-          value={name}
-          maxLength={64}
-          aria-label={`New name for ${d.name}`}
-          autoFocus
-          onInput={(e) => setName(e.currentTarget.value)}
-          onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setEditing(false))}
-        />
-        <button type="submit" class="small primary">
-          Save
-        </button>
-      </form>
-    );
-  }
-  return (
-    <span class="name-cell">
-      <button
-        type="button"
-        class="link"
-        title={`Click to locate '${d.name}' — flashes its LEDs for about 5 s`}
-        onClick={locate}
-        disabled={locating}
-      >
-        {d.name}
-      </button>
-      <button
-        type="button"
-        class="ghost icon tiny"
-        title={`Rename '${d.name}'`}
-        aria-label={`Rename ${d.name}`}
-        onClick={() => {
-          setName(d.name);
-          setEditing(true);
-        }}
-      >
-        ✎
-      </button>
-    </span>
-  );
-}
-
-class Row extends Component<RowProps> {
-  override shouldComponentUpdate(n: RowProps): boolean {
-    const p = this.props;
-    return (
-      n.d !== p.d ||
-      n.selected !== p.selected ||
-      n.groupLabel !== p.groupLabel ||
-      n.effect !== p.effect ||
-      n.flash !== p.flash ||
-      n.warn2s !== p.warn2s ||
-      n.warn6s !== p.warn6s ||
-      Math.floor(n.now / 5) !== Math.floor(p.now / 5)
-    );
-  }
-  override render({ d, selected, groupLabel, effect, now, flash, warn2s, warn6s, onToggle }: RowProps) {
-    const power = (d.flags & 1) !== 0;
-    const names = flagNames(d.flags);
-    const bat = batteryLevel(d.voltage_mV, { warn2s, warn6s });
-    return (
-      <tr
-        class={`${selected ? 'sel' : ''}${flash ? ' flash' : ''}${linkState(d) === 'online' ? '' : ` ${linkState(d)}`}`}
-        data-addr={d.addr}
-      >
-        <td class="chk">
-          <input
-            type="checkbox"
-            checked={selected}
-            aria-label={`Select ${d.name}`}
-            onClick={(e) => onToggle(d.addr, (e as MouseEvent).shiftKey)}
-          />
-        </td>
-        <td>
-          <NameCell d={d} />
-        </td>
-        <td class="mono">{formatMac(d.full_mac, d.addr)}</td>
-        <td class="nowrap">
-          {groupLabel} <span class="muted">#{d.groupId}</span>
-          {d.group_pending && (
-            <span
-              class="pill tiny warn"
-              title="The node has not acknowledged this group yet; it is pushed when the node is next heard"
-            >
-              pending
-            </span>
-          )}
-        </td>
-        <td>
-          <button
-            type="button"
-            class="chip type-chip"
-            title={`${d.dev_type_name}: options… (${d.dev_type_caps.join(', ') || 'no capabilities'})`}
-            onClick={() => openOptions.value?.(d)}
-          >
-            {d.dev_type_name}
-          </button>
-        </td>
-        <td class="nowrap" title={stateTitle(d, now)}>
-          <span class={`pill tiny ${linkState(d)}`}>{STATE_TEXT[linkState(d)]}</span>{' '}
-          <span class="muted small-text">{relativeTime(d.last_seen_ts, now)}</span>
-        </td>
-        <td class="nowrap" title={`flags byte ${hex2(d.flags)}`}>
-          <span class={`pill tiny ${power ? 'on' : 'off'}`}>{power ? 'ON' : 'OFF'}</span>
-          {names.length > 0 && <span class="muted small-text"> {names.join(' ')}</span>}
-        </td>
-        <td>{effect}</td>
-        <td class="num">{d.brightness}</td>
-        <td class={`num nowrap lvl-${bat}`} title={bat === 'warn' || bat === 'bad' ? 'Low battery' : ''}>
-          {formatVolts(d.voltage_mV)}
-          {(bat === 'warn' || bat === 'bad') && ' ⚠'}
-        </td>
-        <td class="num nowrap">
-          <Signal rssi={d.node_rssi} snr={d.node_snr} />
-        </td>
-        <td class="num nowrap">
-          <Signal rssi={d.host_rssi} snr={d.host_snr} />
-        </td>
-        <td class="num">{d.version}</td>
-      </tr>
-    );
-  }
-}
+export const visibleDevices = (): Device[] => visibleRows.value;
 
 let lastClicked: string | null = null;
 /** The rows as last rendered (rows keep their first toggle callback; it reads this). */
@@ -300,15 +72,66 @@ function toggle(addr: string, shift: boolean): void {
   selection.value = next;
 }
 
+/** Rows drawn above and below the visible ones (keyboard focus and fast flicks). */
+const OVERSCAN = 10;
+/** The window moves in steps of this many rows: fewer re-renders while scrolling. */
+const STEP = 5;
+
+/** First row index to draw and the box height, following the scroll box. */
+function useWindow(rowH: number) {
+  const wrap = useRef<HTMLDivElement>(null);
+  const [first, setFirst] = useState(0);
+  const [viewH, setViewH] = useState(typeof innerHeight === 'number' ? innerHeight : 800);
+  const rowHRef = useRef(rowH);
+  rowHRef.current = rowH;
+  useEffect(() => {
+    const el = wrap.current;
+    if (!el) return;
+    let frame = 0;
+    const update = () => {
+      frame = 0;
+      const top = Math.max(0, Math.floor(el.scrollTop / rowHRef.current) - OVERSCAN);
+      setFirst(Math.floor(top / STEP) * STEP);
+    };
+    const onScroll = () => {
+      if (!frame) frame = requestAnimationFrame(update);
+    };
+    el.addEventListener('scroll', onScroll, { passive: true });
+    const ro = new ResizeObserver(() => setViewH(el.clientHeight));
+    ro.observe(el);
+    return () => {
+      el.removeEventListener('scroll', onScroll);
+      ro.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, []);
+  return { wrap, first, viewH };
+}
+
 export function DeviceTable({ rows }: { rows: Device[] }) {
   const sel = selection.value;
   const now = nowS.value;
   const flashes = changedAt.value;
-  const t = thresholds.value;
+  const warnPerCell = thresholds.value.warnPerCell;
   const names = effectNames.value;
   const byId = groupsById.value;
-  const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
+  const cols = columnsFor(viewportW.value);
+  const colKeys = cols.map((c) => c.key).join(',');
+  const [rowH, setRowH] = useState(33);
+  const { wrap, first: rawFirst, viewH } = useWindow(rowH);
+  const tbody = useRef<HTMLTableSectionElement>(null);
   currentRows = rows;
+  // The real row height (fonts, touch-sized buttons on tablets) once a row is drawn.
+  useLayoutEffect(() => {
+    const h = tbody.current?.firstElementChild?.getBoundingClientRect().height;
+    if (h && Math.abs(h - rowH) > 0.5) setRowH(h);
+  });
+  const count = Math.ceil(viewH / rowH) + 2 * OVERSCAN + STEP;
+  const first = Math.min(rawFirst, Math.max(0, rows.length - count));
+  const shown = rows.slice(first, first + count);
+  const padTop = first * rowH;
+  const padBottom = Math.max(0, rows.length - first - shown.length) * rowH;
+  const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
   const toggleAll = () => {
     const next = new Set(selection.value);
     for (const d of rows) {
@@ -325,57 +148,68 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
     }
   };
   const nowMs = Date.now();
+  // Below this the Name column would collapse: scroll sideways instead.
+  const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
   return (
-    <div class="table-wrap">
-      <table class="devices" data-testid="device-table">
-        <thead>
-          <tr>
-            <th class="chk">
-              <input
-                type="checkbox"
-                checked={allSelected}
-                aria-label="Select all visible devices"
-                onClick={toggleAll}
-              />
-            </th>
-            {COLUMNS.map((c) => (
-              <th
-                key={c.key}
-                class={c.cls}
-                aria-sort={
-                  sortKey.value === c.key ? (sortDir.value === 1 ? 'ascending' : 'descending') : 'none'
-                }
-              >
-                <button
-                  type="button"
-                  class="sort"
-                  title={c.title ?? `Sort by ${c.label}`}
-                  onClick={() => sortBy(c.key)}
-                >
-                  {c.label}
-                  {sortKey.value === c.key ? (sortDir.value === 1 ? ' ▲' : ' ▼') : ''}
-                </button>
-              </th>
+    <div class="table-wrap" ref={wrap}>
+      <div style={{ paddingTop: `${padTop}px`, paddingBottom: `${padBottom}px` }}>
+        <table class="devices" data-testid="device-table" style={{ minWidth: `${minRem}rem` }}>
+          <colgroup>
+            <col class="chk" />
+            {cols.map((c) => (
+              <col key={c.key} style={c.w ? { width: `${c.w}rem` } : undefined} />
             ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((d) => (
-            <Row
-              key={d.addr}
-              d={d}
-              selected={sel.has(d.addr)}
-              groupLabel={byId.get(d.groupId)?.name ?? '?'}
-              effect={names.get(d.effectId) ?? String(d.effectId)}
-              now={now}
-              flash={nowMs - (flashes.get(d.addr) ?? 0) < 1000}
-              warn2s={t.warn2s}
-              warn6s={t.warn6s}
-              onToggle={toggle}
-            />
-          ))}
-        </tbody>
-      </table>
+          </colgroup>
+          <thead>
+            <tr>
+              <th class="chk">
+                <input
+                  type="checkbox"
+                  checked={allSelected}
+                  aria-label="Select all visible devices"
+                  title="Select every device the filter shows"
+                  onClick={toggleAll}
+                />
+              </th>
+              {cols.map((c) => (
+                <th
+                  key={c.key}
+                  class={c.cls}
+                  aria-sort={
+                    sortKey.value === c.key ? (sortDir.value === 1 ? 'ascending' : 'descending') : 'none'
+                  }
+                >
+                  <button
+                    type="button"
+                    class="sort"
+                    title={c.title ? `${c.title} — click to sort` : `Sort by ${c.label}`}
+                    onClick={() => sortBy(c.key)}
+                  >
+                    {c.label}
+                    {sortKey.value === c.key ? (sortDir.value === 1 ? ' ▲' : ' ▼') : ''}
+                  </button>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody ref={tbody}>
+            {shown.map((d) => (
+              <Row
+                key={d.addr}
+                d={d}
+                selected={sel.has(d.addr)}
+                groupLabel={byId.get(d.groupId)?.name ?? '?'}
+                effect={names.get(d.effectId) ?? String(d.effectId)}
+                now={now}
+                flash={nowMs - (flashes.get(d.addr) ?? 0) < 1000}
+                warnPerCell={warnPerCell}
+                colKeys={colKeys}
+                onToggle={toggle}
+              />
+            ))}
+          </tbody>
+        </table>
+      </div>
       {rows.length === 0 && <p class="empty muted">No devices here. Use Discover to find nodes.</p>}
     </div>
   );

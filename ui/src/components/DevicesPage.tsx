@@ -19,6 +19,7 @@ import { LedPresetsDialog } from '../dialogs/LedPresetsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
 import { registerShortcut } from '../keys.ts';
+import { raceMode } from '../race/race-mode.ts';
 
 type DialogName = 'discover' | 'newGroup' | 'resync' | 'firmware' | 'ledPresets' | null;
 
@@ -36,6 +37,18 @@ export function statusAll(): void {
   void startTask('status', {}, 'Get status failed');
 }
 
+/** The `g` key: a fleet poll occupies the radio for a while, so a stray key asks first. */
+async function confirmStatusAll(): Promise<void> {
+  if (taskRunning.value) return;
+  const n = devices.value.length;
+  const ok = await confirmAction({
+    title: 'Get status of all devices',
+    body: `Poll all ${n} device${n === 1 ? '' : 's'} now? The radio is busy until every one answered or timed out (scenes and Blackout still go first).`,
+    confirm: 'Poll all',
+  });
+  if (ok) statusAll();
+}
+
 export function DevicesPage() {
   const [dialog, setDialog] = useState<DialogName>(null);
   const [control, setControl] = useState<ControlTarget | null>(null);
@@ -47,6 +60,8 @@ export function DevicesPage() {
   }, []);
   const searchRef = useRef<HTMLInputElement>(null);
   const busy = taskRunning.value;
+  // Race mode hides maintenance actions that could take nodes down mid-race.
+  const race = raceMode.value;
   const busyTitle = busy ? 'Busy: a task is running' : '';
   const existing = new Set(devices.value.map((d) => d.addr));
   const selected = [...selection.value].filter((a) => existing.has(a));
@@ -58,7 +73,7 @@ export function DevicesPage() {
   useEffect(() => {
     const offs = [
       registerShortcut('/', () => searchRef.current?.focus(), 'Search devices'),
-      registerShortcut('g', () => !taskRunning.value && statusAll(), 'Get status (all)'),
+      registerShortcut('g', () => void confirmStatusAll(), 'Get status (all), after a confirmation'),
     ];
     return () => offs.forEach((off) => off());
   }, []);
@@ -225,13 +240,15 @@ export function DevicesPage() {
           >
             Restore groups
           </button>
-          <button
-            type="button"
-            onClick={() => setDialog('firmware')}
-            title="Over-the-air firmware, preset and config updates"
-          >
-            Firmware…
-          </button>
+          {!race && (
+            <button
+              type="button"
+              onClick={() => setDialog('firmware')}
+              title="Over-the-air firmware, preset and config updates"
+            >
+              Firmware…
+            </button>
+          )}
           <button
             type="button"
             onClick={() => setDialog('ledPresets')}
@@ -247,14 +264,16 @@ export function DevicesPage() {
           >
             Save
           </button>
-          <button
-            type="button"
-            onClick={reload}
-            disabled={busy}
-            title={busyTitle || 'Replace the in-memory state with the file on disk'}
-          >
-            Reload
-          </button>
+          {!race && (
+            <button
+              type="button"
+              onClick={reload}
+              disabled={busy}
+              title={busyTitle || 'Replace the in-memory state with the file on disk'}
+            >
+              Reload
+            </button>
+          )}
         </div>
         <div class="toolbar" role="toolbar" aria-label="Selection actions">
           <span class="muted" data-testid="selected-count">

@@ -34,6 +34,11 @@ export function EffectEditor({
               <select
                 id={id}
                 name={name}
+                title={
+                  name === 'mode'
+                    ? '* = renders identically on every node (gates stay in step); listed first'
+                    : undefined
+                }
                 value={String(v)}
                 onChange={(e) => set(name, Number(e.currentTarget.value))}
               >

@@ -4,6 +4,7 @@ import { post } from '../api.ts';
 import { confirmAction } from '../dialogs/confirm.tsx';
 import { toast, toastError } from '../toasts.ts';
 import type { Device } from '../types.ts';
+import { raceMode } from '../race/race-mode.ts';
 
 interface Command {
   id: string;
@@ -44,8 +45,10 @@ const COMMANDS: Command[] = [
 
 export function NodeCommand({ device }: { device: Device | undefined }) {
   const [cmd, setCmd] = useState(COMMANDS[0]!.id);
+  // Race mode: only the harmless commands (the confirmed ones can take a node off the fleet).
+  const commands = raceMode.value ? COMMANDS.filter((c) => !c.confirm) : COMMANDS;
   const send = async () => {
-    const c = COMMANDS.find((x) => x.id === cmd);
+    const c = commands.find((x) => x.id === cmd);
     if (!c || !device) return;
     if (c.confirm) {
       const ok = await confirmAction({
@@ -68,7 +71,7 @@ export function NodeCommand({ device }: { device: Device | undefined }) {
       <label class="inline">
         Node config
         <select value={cmd} onChange={(e) => setCmd(e.currentTarget.value)} aria-label="Node command">
-          {COMMANDS.map((c) => (
+          {commands.map((c) => (
             <option key={c.id} value={c.id}>
               {c.label}
             </option>

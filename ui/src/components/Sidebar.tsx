@@ -7,6 +7,7 @@ import { capsSummary } from '../format.ts';
 import { devices, groups, statsOf, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Group } from '../types.ts';
+import { duplicateWarning } from '../common/group-names.ts';
 
 /** null = all devices. */
 export const groupFilter = signal<number | null>(null);
@@ -21,10 +22,15 @@ function GroupRow({ g }: { g: Group }) {
   const rename = async (e: Event) => {
     e.preventDefault();
     const next = name.trim();
-    if (!next || next === g.name) return setEditing(false);
+    if (!next) return toast('A group needs a name: type one, or press Esc to keep the old one', 'error');
+    if (next === g.name) return setEditing(false);
     try {
       await post('groups/rename', { id: g.id, name: next });
-      toast(`Renamed group to '${next}'`);
+      const dup = duplicateWarning(next, g.id);
+      toast(
+        dup ? `Renamed group #${g.id} to '${next}' — ${dup}` : `Renamed group to '${next}'`,
+        dup ? 'error' : 'ok',
+      );
       setEditing(false);
     } catch (err) {
       toastError('Rename failed', err);

@@ -2,8 +2,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { formatElapsed, relativeTime } from '../format.ts';
-import { gateway, loadMaster, master, nowS, recovery, task, taskReceivedAt } from '../store.ts';
-import { taskLabel, taskMessage, taskProgress } from '../task-text.ts';
+import { gateway, link, loadMaster, master, nowS, recovery, task, taskReceivedAt } from '../store.ts';
+import { BlackoutButton } from '../race/BlackoutButton.tsx';
+import { raceMode } from '../race/race-mode.ts';
+import { PageLink } from '../common/PageLink.tsx';
+import { eventText, optionLabels, taskLabel, taskMessage } from '../task-text.ts';
+import { progressView } from '../common/task-progress.ts';
 import { toast, toastError } from '../toasts.ts';
 
 const STATE_CLASS: Record<string, string> = {
@@ -19,7 +23,9 @@ export function GatewayPill() {
   const m = master.value;
   const [busy, setBusy] = useState(false);
   const state = m?.state ?? 'UNKNOWN';
-  const cls = g && !g.ready ? 'bad outline' : (STATE_CLASS[state] ?? 'none');
+  // Without the host the last known gateway state is stale: never show it green.
+  const hostLost = link.value === 'lost';
+  const cls = hostLost ? 'none outline' : g && !g.ready ? 'bad outline' : (STATE_CLASS[state] ?? 'none');
   const transport = g?.transport ?? '?';
   const title = [
     `Gateway state ${state} (byte ${m?.state_byte ?? '?'})`,
@@ -52,11 +58,15 @@ export function GatewayPill() {
       data-testid="gateway-pill"
     >
       <span class="dot" aria-hidden="true" />
-      <span>{g && !g.ready ? 'GATEWAY DOWN' : state}</span>
+      <span>{hostLost ? 'HOST UNREACHABLE' : g && !g.ready ? 'GATEWAY DOWN' : state}</span>
       <span class="muted">· {transport}</span>
     </button>
   );
 }
+
+/** Where each phase of the running task began (task elapsed seconds), and the most found. */
+const phaseStart = new Map<string, number>();
+const foundMax = new Map<number, number>();
 
 function TaskLine() {
   const t = task.value;
@@ -68,8 +78,13 @@ function TaskLine() {
     return () => clearInterval(id);
   }, [running]);
   if (!t || !running) return null;
-  const p = taskProgress(t);
   const elapsed = (t.elapsed_s ?? 0) + (Date.now() - taskReceivedAt.value) / 1000;
+  const found = Math.max(foundMax.get(t.id) ?? 0, typeof t.meta.found === 'number' ? t.meta.found : 0);
+  foundMax.set(t.id, found);
+  const probe = progressView(t, 0, found);
+  if (!phaseStart.has(probe.key)) phaseStart.set(probe.key, elapsed);
+  const v = progressView(t, elapsed - (phaseStart.get(probe.key) ?? elapsed), found);
+  const message = taskMessage(t);
   const cancel = async () => {
     try {
       await post('task/cancel');
@@ -82,16 +97,34 @@ function TaskLine() {
     <div class="task-line" role="status" data-testid="task-line">
       <span class="spinner" aria-hidden="true" />
       <strong>{taskLabel(t.name)}</strong>
-      <span class="muted ellipsis">{taskMessage(t)}</span>
-      {p && (
-        <span class="progress" title={`${p.index} of ${p.total}`}>
-          <span class="bar" style={{ width: `${Math.min(100, (100 * p.index) / p.total)}%` }} />
-          <span class="progress-text">
-            {p.index}/{p.total}
+      <span class="muted ellipsis" title={message}>
+        {v.phase ||
+          (t.name === 'special_config'
+            ? `writing ${optionLabels.get(String(t.meta.key)) ?? String(t.meta.key)}`
+            : message)}
+      </span>
+      {v.fraction !== null ? (
+        <span class="progress" title={message}>
+          <span class="bar" style={{ width: `${Math.round(100 * v.fraction)}%` }} />
+          <span class="progress-text" data-testid="task-counts">
+            {v.counts}
           </span>
         </span>
+      ) : (
+        v.counts && (
+          <span class="mono" data-testid="task-counts">
+            {v.counts}
+          </span>
+        )
       )}
-      <span class="muted mono">{formatElapsed(elapsed)}</span>
+      <span class="muted mono" title="elapsed">
+        {formatElapsed(elapsed)}
+      </span>
+      {v.leftS !== null && (
+        <span class="muted mono" data-testid="task-left" title="estimated from the rate so far in this phase">
+          ~{formatElapsed(v.leftS)} left
+        </span>
+      )}
       <button
         type="button"
         class="small"
@@ -149,12 +182,23 @@ export function StatusBar() {
           class="muted small-text"
           title={m.last_event_ts ? new Date(m.last_event_ts * 1000).toLocaleString() : ''}
         >
-          last: {m.last_event || '—'}{' '}
+          last: {m.last_event ? eventText(m.last_event, m.last_error) : '—'}{' '}
           {m.last_event_ts ? `(${relativeTime(m.last_event_ts, nowS.value)})` : ''}
         </span>
       )}
       <RecoveryLine />
       <TaskLine />
+      <span class="status-right">
+        {raceMode.value && (
+          <span class="pill race-pill" title="Race mode: destructive actions are hidden (Race page)">
+            RACE MODE
+          </span>
+        )}
+        <span class="help-link">
+          <PageLink to="help" label="? Help" title="What the states, marks and keys mean" />
+        </span>
+        <BlackoutButton />
+      </span>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 /** Target of a scene action: broadcast, one or more groups, or one device. */
+import { useState } from 'preact/hooks';
 import { devices, groups } from '../store.ts';
 import { GroupPicker } from './GroupPicker.tsx';
 import type { Target } from '../types.ts';
@@ -42,8 +43,9 @@ export function TargetPicker({
                   k === 'broadcast'
                     ? { kind: 'broadcast' }
                     : k === 'groups'
-                      ? { kind: 'groups', value: choices[0] ? [choices[0].id] : [] }
-                      : { kind: 'device', value: devices.value[0]?.addr ?? '' },
+                      ? // Nothing preselected: the operator picks (the first group was a silent guess).
+                        { kind: 'groups', value: [] }
+                      : { kind: 'device', value: '' },
                 )
               }
             />
@@ -61,19 +63,55 @@ export function TargetPicker({
           onChange={(ids) => onChange({ kind: 'groups', value: ids })}
         />
       )}
-      {t.kind === 'device' && (
-        <select
-          aria-label="Device"
-          value={t.value}
-          onChange={(e) => onChange({ kind: 'device', value: e.currentTarget.value })}
-        >
-          {devices.value.map((d) => (
-            <option key={d.addr} value={d.addr}>
-              {d.name} ({d.addr})
-            </option>
-          ))}
-        </select>
-      )}
+      {t.kind === 'device' && <DeviceSearch value={t.value} name={name} onChange={onChange} />}
     </div>
+  );
+}
+
+/** One device by name or MAC: a search field with suggestions (a fleet is hundreds long). */
+function DeviceSearch({
+  value,
+  name,
+  onChange,
+}: {
+  value: string;
+  name: string;
+  onChange: (t: Target) => void;
+}) {
+  const list = devices.value;
+  const current = list.find((d) => d.addr === value);
+  const [text, setText] = useState(current ? `${current.name} (${current.addr})` : value);
+  const listId = `${name}-devices`;
+  const pick = (v: string) => {
+    setText(v);
+    const q = v.trim().toLowerCase();
+    // "Name (ADDR)" from the suggestions, a bare address or MAC, or an exact name.
+    const addr = /\(([0-9a-f]{6})\)\s*$/i.exec(v)?.[1]?.toUpperCase();
+    const hit =
+      list.find((d) => d.addr === addr) ??
+      list.find(
+        (d) => d.addr.toLowerCase() === q || (d.full_mac ?? '').toLowerCase() === q.replace(/[:-]/g, ''),
+      ) ??
+      list.find((d) => d.name.toLowerCase() === q);
+    if (hit) onChange({ kind: 'device', value: hit.addr });
+  };
+  return (
+    <span class="device-search">
+      <input
+        type="search"
+        list={listId}
+        aria-label="Device"
+        placeholder="Type a name or MAC…"
+        value={text}
+        onInput={(e) => pick(e.currentTarget.value)}
+      />
+      <datalist id={listId}>
+        {list.map((d) => (
+          <option key={d.addr} value={`${d.name} (${d.addr})`} />
+        ))}
+      </datalist>
+      {value && !current && <span class="lvl-bad small-text"> unknown device {value}</span>}
+      {!value && <span class="muted small-text"> no device chosen</span>}
+    </span>
   );
 }

@@ -6,7 +6,12 @@ import { devices } from '../store.ts';
 function loadThresholds(): BatteryThresholds {
   try {
     const raw = localStorage.getItem('lightnet.battery');
-    if (raw) return { ...DEFAULT_BATTERY, ...(JSON.parse(raw) as Partial<BatteryThresholds>) };
+    if (raw) {
+      const o = JSON.parse(raw) as Partial<BatteryThresholds> & { warn2s?: number };
+      // Before per-cell judgement the browser kept a 2S threshold: half of it per cell.
+      if (typeof o.warnPerCell === 'number') return { warnPerCell: o.warnPerCell };
+      if (typeof o.warn2s === 'number') return { warnPerCell: o.warn2s / 2 };
+    }
   } catch {
     /* defaults */
   }
@@ -20,8 +25,10 @@ export function saveThresholds(t: BatteryThresholds): void {
   localStorage.setItem('lightnet.battery', JSON.stringify(t));
 }
 
+/** Online devices whose pack reads low (an offline device's last reading is stale: not alerted). */
 export const lowBattery = computed(() =>
   devices.value.filter((d) => {
+    if (!d.online) return false;
     const l = batteryLevel(d.voltage_mV, thresholds.value);
     return l === 'warn' || l === 'bad';
   }),

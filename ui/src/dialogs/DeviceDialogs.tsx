@@ -1,12 +1,13 @@
-/** Devices-page dialogs: discover, new group, re-sync groups, control, low battery. */
+/** Devices-page dialogs: discover, new group, re-sync groups, low battery (control: ControlDialog.tsx). */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
-import { batteryLevel, formatMac, formatVolts } from '../format.ts';
+import { batteryLevel, cellCount, formatMac, formatVolts } from '../format.ts';
 import { groups, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
 import { lowBattery, thresholds } from '../components/battery.ts';
 import { Modal } from './Modal.tsx';
+import { duplicateWarning, emptySameNamed } from '../common/group-names.ts';
 import { TaskProgress } from './TaskProgress.tsx';
 
 function useTaskStart() {
@@ -38,11 +39,16 @@ export function DiscoverDialog({ onClose }: { onClose: () => void }) {
     const body: Record<string, unknown> = {
       discoveryGroup: discoveryGroup === 'all' ? 'all' : Number(discoveryGroup),
     };
-    // A new group wins over an explicit target (the host creates it and targets it).
-    if (newName.trim()) body.newGroupName = newName.trim();
+    // A new group wins over an explicit target (the host creates it and targets it); an
+    // empty group of the same name (an earlier run that found nothing) is reused instead.
+    const reuse = newName.trim() ? emptySameNamed(newName) : undefined;
+    if (reuse) body.targetGroupId = reuse.id;
+    else if (newName.trim()) body.newGroupName = newName.trim();
     else body.targetGroupId = Number(target);
-    void start('discover', body, 'Discover failed');
+    void start('discover', body, 'Discover failed').then((ok) => ok && setNewName(''));
   };
+  const reuse = newName.trim() ? emptySameNamed(newName) : undefined;
+  const dup = newName.trim() && !reuse ? duplicateWarning(newName) : null;
   return (
     <Modal title="Discover devices" onClose={onClose} testId="discover-dialog">
       <form onSubmit={submit} class="form">
@@ -91,6 +97,17 @@ export function DiscoverDialog({ onClose }: { onClose: () => void }) {
             onInput={(e) => setNewName(e.currentTarget.value)}
           />
         </label>
+        {reuse && (
+          <p class="muted" data-testid="reuse-group">
+            The empty group '{reuse.name}' (#{reuse.id}) already exists: discovered nodes go there instead of
+            a new group of the same name.
+          </p>
+        )}
+        {dup && (
+          <p class="warn-text" role="alert" data-testid="duplicate-name">
+            {dup}
+          </p>
+        )}
         <TaskProgress id={id} />
         {found === 0 && (
           <div class="help">
@@ -148,6 +165,11 @@ export function NewGroupDialog({ onClose }: { onClose: () => void }) {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </label>
+        {duplicateWarning(name) && (
+          <p class="warn-text" role="alert" data-testid="duplicate-name">
+            {duplicateWarning(name)}
+          </p>
+        )}
         <div class="buttons">
           <button type="button" onClick={onClose}>
             Cancel
@@ -196,103 +218,7 @@ export function ResyncDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-const USER_FLAGS: [number, string, string][] = [
-  [0x02, 'Arm on sync', 'Queue on the node until the next SYNC'],
-  [0x08, 'Instant transition', 'Force a zero transition time'],
-  [0x10, 'Force re-apply', 'Restart the effect even if unchanged'],
-  [0x20, 'Offset mode', 'Sticky on the node until cleared by an offset group with mode none'],
-];
-
-export interface ControlTarget {
-  macs?: string[];
-  groupId?: number;
-  label: string;
-}
-
-export function ControlDialog({ target, onClose }: { target: ControlTarget; onClose: () => void }) {
-  const [flags, setFlags] = useState(0);
-  const [presetId, setPreset] = useState(0);
-  const [brightness, setBri] = useState(128);
-  const [sending, setSending] = useState(false);
-  const send = async (e: Event) => {
-    e.preventDefault();
-    setSending(true);
-    try {
-      const body = target.macs ? { macs: target.macs } : { groupId: target.groupId };
-      const r = await post<{ changed: number; errors?: Record<string, string> }>('devices/control', {
-        ...body,
-        flags,
-        presetId,
-        brightness,
-      });
-      const errs = Object.keys(r.errors ?? {}).length;
-      toast(
-        `Control sent to ${target.label}: ${r.changed} frame${r.changed === 1 ? '' : 's'} sent${errs ? `, ${errs} failed` : ''}`,
-        errs ? 'error' : 'ok',
-      );
-    } catch (err) {
-      toastError('Control failed', err);
-    } finally {
-      setSending(false);
-    }
-  };
-  return (
-    <Modal title={`Control — ${target.label}`} onClose={onClose} testId="control-dialog">
-      <form class="form" onSubmit={send}>
-        <p class="muted">
-          One control command: preset, brightness and flags. Brightness 0 switches the nodes off; the power
-          bit follows the brightness.
-        </p>
-        <label>
-          Preset id
-          <input
-            type="number"
-            min={0}
-            max={255}
-            value={presetId}
-            name="presetId"
-            onInput={(e) => setPreset(Number(e.currentTarget.value))}
-          />
-        </label>
-        <label>
-          Brightness <span class="mono">{brightness}</span>
-          <input
-            type="range"
-            min={0}
-            max={255}
-            value={brightness}
-            name="brightness"
-            onInput={(e) => setBri(Number(e.currentTarget.value))}
-          />
-        </label>
-        <fieldset>
-          <legend>Flags</legend>
-          {USER_FLAGS.map(([bit, label, title]) => (
-            <label class="check" key={bit} title={title}>
-              <input
-                type="checkbox"
-                checked={(flags & bit) !== 0}
-                onChange={(e) => setFlags(e.currentTarget.checked ? flags | bit : flags & ~bit)}
-              />
-              {label}
-            </label>
-          ))}
-        </fieldset>
-        <div class="buttons">
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="button" onClick={() => setBri(0)} title="Set brightness 0 (off)">
-            Off
-          </button>
-          <button type="submit" class="go" disabled={sending}>
-            Send
-          </button>
-        </div>
-      </form>
-    </Modal>
-  );
-}
+export { ControlDialog, type ControlTarget } from './ControlDialog.tsx';
 
 export function BatteryDialog({ onClose }: { onClose: () => void }) {
   const t = thresholds.value;
@@ -319,14 +245,14 @@ export function BatteryDialog({ onClose }: { onClose: () => void }) {
         </thead>
         <tbody>
           {lowBattery.value.map((d) => {
-            const twoS = d.voltage_mV < 12000;
+            const cells = cellCount(d.voltage_mV);
             return (
               <tr key={d.addr}>
                 <td>{d.name}</td>
                 <td class="mono">{formatMac(d.full_mac, d.addr)}</td>
                 <td class={`lvl-${batteryLevel(d.voltage_mV, t)}`}>{formatVolts(d.voltage_mV)}</td>
-                <td>{twoS ? '2S' : '6S'}</td>
-                <td>{(twoS ? t.warn2s : t.warn6s).toFixed(1)} V</td>
+                <td>{cells}S</td>
+                <td>{(cells * t.warnPerCell).toFixed(1)} V</td>
                 <td>
                   <button
                     type="button"

@@ -7,6 +7,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.ts';
 import { formatMac } from '../format.ts';
+import { raceMode } from '../race/race-mode.ts';
+import { optionLabels } from '../task-text.ts';
 import { devices, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
@@ -129,6 +131,8 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
     void get<{ specials: Record<string, CapSchema> }>('specials')
       .then((r) => {
         setSchema(r.specials);
+        for (const c of Object.values(r.specials))
+          for (const o of c.options) optionLabels.set(o.key, o.label);
         void readAll(['NODE', ...(d?.dev_type_caps ?? [])].flatMap((c) => r.specials[c]?.options ?? []));
       })
       .catch((err) => toastError('Loading the options schema failed', err));
@@ -324,52 +328,56 @@ export function DeviceOptionsDialog({ addr, onClose }: { addr: string; onClose: 
                   </div>
                 );
               })}
-              {cap.methods.map((m) => {
-                const on = m.configByte_bit !== undefined ? (d.configByte & m.configByte_bit) !== 0 : null;
-                return (
-                  <div class="opt-row" key={m.key}>
-                    <div class="opt-label">
-                      {m.label}
-                      {m.description && <span class="muted small-text">{m.description}</span>}
-                    </div>
-                    <div class="opt-input">
-                      {m.kind === 'toggle' ? (
-                        <>
-                          <span class={`pill tiny ${on ? 'on' : 'off'}`}>{on ? 'ON' : 'OFF'}</span>
+              {cap.methods
+                .filter((m) => !(raceMode.value && m.destructive))
+                .map((m) => {
+                  const on = m.configByte_bit !== undefined ? (d.configByte & m.configByte_bit) !== 0 : null;
+                  return (
+                    <div class="opt-row" key={m.key}>
+                      <div class="opt-label">
+                        {m.label}
+                        {m.description && <span class="muted small-text">{m.description}</span>}
+                      </div>
+                      <div class="opt-input">
+                        {m.kind === 'toggle' ? (
+                          <>
+                            <span class={`pill tiny ${on ? 'on' : 'off'}`}>{on ? 'ON' : 'OFF'}</span>
+                            <button
+                              type="button"
+                              class="small"
+                              disabled={busy || watch.pending[m.key] !== undefined}
+                              onClick={() => runMethod(m, true)}
+                            >
+                              On
+                            </button>
+                            <button
+                              type="button"
+                              class="small"
+                              disabled={busy || watch.pending[m.key] !== undefined}
+                              onClick={() => runMethod(m, false)}
+                            >
+                              Off
+                            </button>
+                          </>
+                        ) : (
                           <button
                             type="button"
-                            class="small"
+                            class={m.destructive ? 'small danger' : 'small'}
                             disabled={busy || watch.pending[m.key] !== undefined}
-                            onClick={() => runMethod(m, true)}
+                            onClick={() => runMethod(m)}
                           >
-                            On
+                            {watch.pending[m.key] !== undefined ? 'Sending…' : m.label}
                           </button>
-                          <button
-                            type="button"
-                            class="small"
-                            disabled={busy || watch.pending[m.key] !== undefined}
-                            onClick={() => runMethod(m, false)}
-                          >
-                            Off
-                          </button>
-                        </>
-                      ) : (
-                        <button
-                          type="button"
-                          class={m.destructive ? 'small danger' : 'small'}
-                          disabled={busy || watch.pending[m.key] !== undefined}
-                          onClick={() => runMethod(m)}
-                        >
-                          {watch.pending[m.key] !== undefined ? 'Sending…' : m.label}
-                        </button>
-                      )}
+                        )}
+                      </div>
                     </div>
-                  </div>
-                );
-              })}
-              {cap.functions.map((f) => (
-                <FunctionCard key={f.key} f={f} d={d} />
-              ))}
+                  );
+                })}
+              {cap.functions
+                .filter((f) => !(raceMode.value && f.destructive))
+                .map((f) => (
+                  <FunctionCard key={f.key} f={f} d={d} />
+                ))}
             </section>
           );
         })}

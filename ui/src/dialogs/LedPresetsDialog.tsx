@@ -51,13 +51,15 @@ export function LedPresetsDialog({ selected, onClose }: { selected: string[]; on
   const upload = async (e: Event) => {
     e.preventDefault();
     if (!file) return;
+    // Taken before the await: the event's currentTarget is null once the handler yielded.
+    const formEl = e.currentTarget as HTMLFormElement;
     const form = new FormData();
     form.append('file', file, file.name);
     try {
       const r = await post<{ file: PresetFile }>('presets/upload', form);
-      toast(`Uploaded preset file '${r.file.name}'`);
       setFile(null);
-      (e.currentTarget as HTMLFormElement).reset();
+      formEl.reset();
+      toast(`Uploaded preset file '${r.file.name}'`);
     } catch (err) {
       toastError('Upload failed', err);
     }

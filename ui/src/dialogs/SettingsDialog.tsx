@@ -32,11 +32,10 @@ async function restoreFrom(file: File): Promise<void> {
 }
 
 export function SettingsDialog({ onClose }: { onClose: () => void }) {
-  const [w2, setW2] = useState(thresholds.value.warn2s);
-  const [w6, setW6] = useState(thresholds.value.warn6s);
+  const [cell, setCell] = useState(thresholds.value.warnPerCell);
   const submit = (e: Event) => {
     e.preventDefault();
-    saveThresholds({ warn2s: w2, warn6s: w6 });
+    saveThresholds({ warnPerCell: cell });
     toast('Settings saved in this browser');
     onClose();
   };
@@ -45,29 +44,21 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
       <form class="form" onSubmit={submit}>
         <h3>Battery thresholds</h3>
         <p class="muted">
-          A device reporting under 12 V is treated as a 2-cell pack, otherwise as 6-cell. Stored in this
-          browser.
+          The pack size is judged from the voltage (1S, 2S, 3S, 4S or 6S: the smallest pack whose cells would
+          not read above 4.35 V), and the warning is per cell: 1S under {cell.toFixed(2)} V, 2S under{' '}
+          {(2 * cell).toFixed(1)} V, 6S under {(6 * cell).toFixed(1)} V. Offline devices are not alerted
+          (their last reading is stale). Stored in this browser.
         </p>
         <label>
-          2S warn below (V)
+          Warn below (V per cell)
           <input
             type="number"
-            step="0.1"
-            min={5}
-            max={9}
-            value={w2}
-            onInput={(e) => setW2(Number(e.currentTarget.value))}
-          />
-        </label>
-        <label>
-          6S warn below (V)
-          <input
-            type="number"
-            step="0.1"
-            min={15}
-            max={26}
-            value={w6}
-            onInput={(e) => setW6(Number(e.currentTarget.value))}
+            name="warnPerCell"
+            step="0.05"
+            min={3}
+            max={4}
+            value={cell}
+            onInput={(e) => setCell(Number(e.currentTarget.value))}
           />
         </label>
         <h3>Backup and restore</h3>

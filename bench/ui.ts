@@ -1,0 +1,315 @@
+/**
+ * Browser benchmark of the web UI (issue 20): Debian's chromium through playwright-core
+ * against the real host, at 300 and 1 000 stored devices, 1280×800:
+ *  - open → rows rendered (navigation start to the first device row, median of --runs),
+ *  - sort click, select-all click, one filter keystroke (input → next frame painted),
+ *  - scrolling the table to the end: long tasks over 50 ms, worst and mean frame,
+ *  - Blackout click → first off frame received by the simulated gateway (p99 of
+ *    --clicks), idle and while a 300-node status poll runs.
+ * Prints tables; asserts nothing. Builds the UI first unless --no-build.
+ *
+ *   npx tsx bench/ui.ts [-- --runs 5 --clicks 30 --sizes 300,1000 --no-build --skip-blackout]
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { build } from 'vite';
+import { newDevice } from '../src/domain/model.ts';
+import { serializeState } from '../src/state/migrations.ts';
+import { openBrowser, type BrowserHandle } from '../test/e2e/browser.ts';
+import { withHost, type Harness } from '../test/integration/harness.ts';
+import { fleetState } from './fleet-state.ts';
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const runs = Number(arg('runs')) || 5;
+const clicks = Number(arg('clicks')) || 30;
+const sizes = (arg('sizes') ?? '300,1000').split(',').map(Number);
+
+type Page = BrowserHandle['page'];
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+};
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
+};
+const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(0) : 'n/a');
+
+/** Varied rows: names, battery (1S/2S/6S), signal, online state, over 16 groups. */
+function stateFor(n: number): string {
+  const s = fleetState(n, 16);
+  s.devices.forEach((d, i) => {
+    d.name = `Gate ${String(i + 1).padStart(4, '0')}`;
+    d.voltage_mV = [0, 3900, 7600, 22800, 3300][i % 5]!;
+    d.node_rssi = -70 - (i % 40);
+    d.node_snr = 8 - (i % 15);
+    d.host_snr = 7 - (i % 13);
+    d.version = 2;
+    d.effectId = i % 10;
+    d.last_seen_ts = 1_700_000_000 + i;
+  });
+  return serializeState(s);
+}
+
+/**
+ * Page-side helpers, installed before every page load (plain JS: the bench's own
+ * TypeScript has no DOM types). `__rowsAt` marks the first device row in the DOM.
+ */
+const PAGE_HELPERS = String.raw`
+(() => {
+  const mark = () => {
+    if (document.querySelector('table.devices tbody tr[data-addr]')) {
+      window.__rowsAt = performance.now();
+      return true;
+    }
+    return false;
+  };
+  const mo = new MutationObserver(() => mark() && mo.disconnect());
+  addEventListener('DOMContentLoaded', () => mo.observe(document.body, { childList: true, subtree: true }));
+  const nextFrame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  window.__bench = {
+    // Navigation start → the frame after the first row was added.
+    rowsPainted: () => new Promise((r) => requestAnimationFrame(() => r(window.__rowsAt ?? performance.now()))),
+    async frameAfter(fn) {
+      const t0 = performance.now();
+      fn();
+      await nextFrame();
+      return performance.now() - t0;
+    },
+    search(q) {
+      const el = document.querySelector('input[aria-label="Search devices"]');
+      el.value = q;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    sortBy(label) {
+      [...document.querySelectorAll('table.devices thead button.sort')]
+        .find((b) => b.textContent.startsWith(label))
+        .click();
+    },
+    async scroll() {
+      const box = document.querySelector('.table-wrap');
+      const long = [];
+      const obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => long.push(e.duration)));
+      obs.observe({ type: 'longtask', buffered: false });
+      const frames = [];
+      let last = performance.now();
+      const step = Math.max(40, box.clientHeight / 3);
+      for (let i = 0; i < 150 && box.scrollTop + box.clientHeight < box.scrollHeight - 2; i++) {
+        box.scrollTop += step;
+        await new Promise((r) => requestAnimationFrame(() => r()));
+        const now = performance.now();
+        frames.push(now - last);
+        last = now;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      obs.disconnect();
+      return {
+        longMax: long.length ? Math.max(...long) : 0,
+        longCount: long.length,
+        frameMax: Math.max(...frames),
+        frameMean: frames.reduce((a, b) => a + b, 0) / Math.max(1, frames.length),
+        frames: frames.length,
+      };
+    },
+    clickBlackout() {
+      const t = performance.timeOrigin + performance.now();
+      document.querySelector('[data-testid=blackout]').click();
+      return t;
+    },
+  };
+})();
+`;
+
+const inPage = <T>(page: Page, expr: string): Promise<T> => page.evaluate(expr) as Promise<T>;
+
+/**
+ * CPU time (ms) the renderer's main thread has spent in tasks, DevTools commands left
+ * out: on a loaded machine wall times stretch, this does not (threadTicks time domain).
+ */
+type Cpu = () => Promise<number>;
+async function cpuMeter(b: BrowserHandle): Promise<Cpu> {
+  const cdp = await b.context.newCDPSession(b.page);
+  await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+  return async () => {
+    const m = (await cdp.send('Performance.getMetrics')).metrics;
+    const v = (n: string): number => m.find((x) => x.name === n)?.value ?? 0;
+    return (v('TaskDuration') - v('DevToolsCommandDuration')) * 1000;
+  };
+}
+
+/** Wall ms of `run` and the renderer CPU ms it cost. */
+async function measured(cpu: Cpu, run: () => Promise<number>): Promise<{ wall: number; cpu: number }> {
+  const c0 = await cpu();
+  const wall = await run();
+  const c1 = await cpu();
+  // A navigation may start the counters afresh: then all of it belongs to the new page.
+  return { wall, cpu: c1 >= c0 ? c1 - c0 : c1 };
+}
+
+async function tableOpen(page: Page, url: string, n: number): Promise<number> {
+  await page.goto(url);
+  await page.locator('.title-row', { hasText: `${n} shown` }).waitFor({ timeout: 60_000 });
+  await page.locator('table.devices tbody tr[data-addr]').first().waitFor();
+  return inPage<number>(page, 'window.__bench.rowsPainted()');
+}
+
+interface ScrollFigures {
+  longMax: number;
+  longCount: number;
+  frameMax: number;
+  frameMean: number;
+  frames: number;
+  /** Renderer CPU ms per scrolled frame. */
+  cpuPerFrame?: number;
+}
+
+interface Sample {
+  wall: number;
+  cpu: number;
+}
+
+interface TableFigures {
+  n: number;
+  open: Sample[];
+  sort: Sample[];
+  selectAll: Sample[];
+  filter: Sample[];
+  scroll: ScrollFigures;
+}
+
+async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableFigures> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-bench-ui-'));
+  try {
+    await writeFile(join(dataDir, 'state.json'), stateFor(n));
+    return await withHost({ nodes: 0, dataDir }, async (h) => {
+      const page = b.page;
+      const f: TableFigures = { n, open: [], sort: [], selectAll: [], filter: [], scroll: null! };
+      for (let i = 0; i < runs; i++) f.open.push(await measured(cpu, () => tableOpen(page, h.url + '/', n)));
+      const after = (js: string) =>
+        measured(cpu, () => inPage<number>(page, `window.__bench.frameAfter(() => { ${js} })`));
+      for (let i = 0; i < runs; i++) f.sort.push(await after(`__bench.sortBy('${i % 2 ? 'Name' : 'VBat'}')`));
+      for (let i = 0; i < runs; i++) {
+        f.selectAll.push(
+          await after(`document.querySelector('input[aria-label="Select all visible devices"]').click()`),
+        );
+      }
+      for (let i = 0; i < runs; i++) {
+        // One keystroke (a longer query each time), then cleared (the clear is not measured).
+        const q = 'Gate 00'.slice(0, 5 + (i % 3));
+        f.filter.push(await after(`__bench.search(${JSON.stringify(q)})`));
+        await after(`__bench.search('')`);
+      }
+      const c0 = await cpu();
+      f.scroll = await inPage<ScrollFigures>(page, 'window.__bench.scroll()');
+      f.scroll.cpuPerFrame = ((await cpu()) - c0) / Math.max(1, f.scroll.frames);
+      return f;
+    });
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Blackout click → the first frame the simulated gateway receives, in wall ms. */
+async function blackoutBench(b: BrowserHandle, withPoll: boolean): Promise<number[] | null> {
+  return withHost({ nodes: 300, seed: 5, timeScale: 1 }, async (h: Harness) => {
+    const sim = h.host.sim!;
+    // The sim fleet as stored devices (discovering 300 nodes takes minutes of radio time).
+    h.host.services.store.mutate(['DEVICES'], (s) => {
+      for (const node of sim.fleet.nodes)
+        s.devices.push(newDevice(node.addr, node.mac.replace(/:/g, ''), node.devType));
+    });
+    const page = b.page;
+    await page.goto(h.url + '/');
+    await page.locator('.title-row', { hasText: '300 shown' }).waitFor({ timeout: 60_000 });
+    const button = page.getByTestId('blackout');
+    if ((await button.count()) === 0) return null;
+    let firstAt = 0;
+    const off = sim.fleet.gateway.events.on('m2n', (f) => {
+      // The off broadcast (a status poll's frames are unicast).
+      if (!firstAt && f.receiver === 'FFFFFF') firstAt = performance.timeOrigin + performance.now();
+    });
+    const out: number[] = [];
+    try {
+      for (let i = 0; i < clicks; i++) {
+        if (withPoll && h.host.services.tasks.current()?.state !== 'running') {
+          const r = await h.post<{ task: { id: number } }>('/api/status', {});
+          if (r.status !== 200) throw new Error(`status poll: ${JSON.stringify(r.body)}`);
+          // Let the poll occupy the radio before the click.
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        firstAt = 0;
+        const done = page.waitForResponse((r) => r.url().endsWith('/api/blackout'));
+        const clickedAt = await inPage<number>(page, 'window.__bench.clickBlackout()');
+        await done;
+        out.push(firstAt - clickedAt);
+        // The page has finished with this one (a click while one is in flight is ignored).
+        await page.locator('[data-testid=blackout][aria-busy=false]').waitFor();
+        // Blackout cancelled the poll: wait until it ended before the next round.
+        await h.host.services.tasks.settled();
+      }
+    } finally {
+      off();
+    }
+    return out;
+  });
+}
+
+async function main(): Promise<void> {
+  if (!process.argv.includes('--no-build')) {
+    await build({ configFile: join(process.cwd(), 'ui', 'vite.config.ts'), logLevel: 'warn' });
+  }
+  const b = await openBrowser({ width: 1280, height: 800 });
+  await b.page.addInitScript(PAGE_HELPERS);
+  try {
+    const t0 = performance.now();
+    const rows: TableFigures[] = [];
+    const cpu = await cpuMeter(b);
+    if (!process.argv.includes('--skip-table')) for (const n of sizes) rows.push(await tableBench(b, cpu, n));
+    const cell = (xs: Sample[]): string =>
+      `${fmt(median(xs.map((x) => x.wall)))} (${fmt(median(xs.map((x) => x.cpu)))})`;
+    console.log(
+      `\nUI table, 1280×800, median of ${runs}: wall ms (renderer CPU ms); load ${loadavg()[0]!.toFixed(1)}`,
+    );
+    console.table(
+      rows.map((f) => ({
+        devices: f.n,
+        'open→rows': cell(f.open),
+        sort: cell(f.sort),
+        'select all': cell(f.selectAll),
+        'filter key': cell(f.filter),
+        'scroll long tasks': `${f.scroll.longCount} (max ${fmt(f.scroll.longMax)})`,
+        'scroll frame mean/max (cpu)': `${fmt(f.scroll.frameMean)} / ${fmt(f.scroll.frameMax)} (${fmt(f.scroll.cpuPerFrame ?? NaN)})`,
+      })),
+    );
+    if (!process.argv.includes('--skip-blackout')) {
+      const idle = await blackoutBench(b, false);
+      const busy = await blackoutBench(b, true);
+      console.log(`\nBlackout click → first frame on the gateway (ms, ${clicks} clicks)`);
+      console.table(
+        [
+          ['idle', idle],
+          ['during a 300-node status poll', busy],
+        ].map(([what, xs]) => {
+          const v = xs as number[] | null;
+          return {
+            when: what,
+            p50: v ? fmt(median(v)) : 'no Blackout button',
+            p99: v ? fmt(pct(v, 99)) : '',
+            max: v ? fmt(Math.max(...v)) : '',
+          };
+        }),
+      );
+    }
+    console.log(`(total ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  } finally {
+    await b.close();
+  }
+}
+
+await main();

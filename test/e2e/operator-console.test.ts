@@ -1,0 +1,290 @@
+/**
+ * Browser scenarios of issue 20 (what a trackside walk of the UI tripped over): the
+ * phone reaches and opens a row, single-cell batteries are not flagged, control by
+ * preset name, duplicate group names warned, task progress with counts, Blackout stops
+ * a running scene and the simulated nodes go dark, race mode hides destructive actions.
+ * Every wait is on UI state; screenshots land in test-artifacts/.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makePresets } from '../fixtures/ota/builders.ts';
+import { withHost, type Harness } from '../integration/harness.ts';
+import { discoverAll, runTask } from '../integration/host/helpers.ts';
+import { openBrowser, type BrowserHandle } from './browser.ts';
+
+let b: BrowserHandle;
+beforeAll(async () => {
+  b = await openBrowser({ width: 1280, height: 800 });
+});
+afterAll(async () => {
+  await b?.close();
+});
+// Each scenario has its own host: the previous page's reconnect attempts to a host that
+// is gone are not this scenario's errors.
+beforeEach(async () => {
+  await b.page.goto('about:blank');
+  b.errors.length = 0;
+  b.errorToasts.length = 0;
+});
+
+type Page = BrowserHandle['page'];
+const toast = (page: Page, text: string | RegExp) =>
+  page.locator('.toast', { hasText: text }).first().waitFor({ state: 'visible' });
+const rows = (page: Page) => page.locator('table.devices tbody tr[data-addr]');
+const simNodes = (h: Harness) => h.host.sim?.fleet.nodes ?? [];
+
+describe('operator console', () => {
+  it('phone-layout-reaches-the-table-and-opens-a-device', async () => {
+    const phone = await openBrowser({ width: 390, height: 844 });
+    try {
+      await withHost({ nodes: 6, seed: 3 }, async (h) => {
+        await discoverAll(h, { newGroupName: 'Track' });
+        const page = phone.page;
+        await page.goto(h.url + '/');
+        await rows(page).nth(5).waitFor({ state: 'attached' });
+        // Nothing sticks out sideways: the page is as wide as the phone.
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+        const row = rows(page).first();
+        // Scroll the page down to the table as a thumb would.
+        await page.evaluate("document.querySelector('.table-wrap').scrollIntoView()");
+        await row.scrollIntoViewIfNeeded();
+        const box = await row.boundingBox();
+        expect(
+          box && box.y >= 0 && box.y + box.height <= 844 && box.x + box.width <= 390,
+          JSON.stringify(box),
+        ).toBe(true);
+        await row.getByRole('checkbox').check();
+        await page.getByTestId('selected-count').getByText('1 selected').waitFor();
+        await phone.shot('30-phone-row-reached');
+        await row.locator('button.chip').click();
+        await page.getByTestId('options-dialog').waitFor();
+        await phone.shot('31-phone-options-open');
+        expect(phone.errors).toEqual([]);
+      });
+    } finally {
+      await phone.close();
+    }
+  });
+
+  it('single-cell-batteries-are-not-flagged-and-offline-readings-do-not-alert', async () => {
+    await withHost({ nodes: 4, seed: 5 }, async (h) => {
+      await discoverAll(h);
+      const [n1, n2, n3, n4] = simNodes(h);
+      n1!.vbatMv = 3700; // 1S, healthy
+      n2!.vbatMv = 4150; // 1S, full
+      n3!.vbatMv = 3250; // 1S, low (3.25 V per cell)
+      n4!.vbatMv = 7600; // 2S, healthy
+      await runTask(h, '/api/status', {});
+      const page = b.page;
+      await page.goto(h.url + '/');
+      await page.getByRole('button', { name: /^VBat/ }).click();
+      const banner = page.getByTestId('banner-battery');
+      await banner.getByText('1 device reporting low battery').waitFor();
+      const row = (addr: string) => page.locator(`table.devices tbody tr[data-addr="${addr}"] td.c-vbat`);
+      await row(n3!.addr).locator('.lvl-bad', { hasText: '⚠' }).waitFor();
+      for (const n of [n1!, n2!, n4!]) {
+        await row(n.addr).locator('.lvl-good').waitFor();
+        expect(await row(n.addr).textContent()).not.toContain('⚠');
+      }
+      await b.shot('32-battery-per-cell');
+      // The low one goes offline: its old reading stays, greyed, and stops alerting.
+      n3!.powerOff();
+      await runTask(h, '/api/status', {});
+      await banner.waitFor({ state: 'detached' });
+      await row(n3!.addr).locator('.muted', { hasText: '3.2 V' }).waitFor();
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('control-by-preset-name-and-native-preset-and-power-follows-brightness', async () => {
+    await withHost({ nodes: 3, seed: 7 }, async (h) => {
+      await discoverAll(h, { newGroupName: 'Gates' });
+      const form = new FormData();
+      form.append('file', new Blob([makePresets(4)]), 'presets.json');
+      const up = await fetch(h.url + '/api/presets/upload', { method: 'POST', body: form });
+      expect(up.status).toBe(200);
+      const native = await h.post('/api/native-presets', {
+        label: 'Amber Pulse',
+        params: { mode: 2, brightness: 90 },
+      });
+      expect(native.status, JSON.stringify(native.body)).toBe(200);
+      const page = b.page;
+      await page.goto(h.url + '/');
+      await page.locator('.group-row', { hasText: 'Gates' }).locator('.group-main').click();
+      await page.getByRole('button', { name: 'Control…' }).click();
+      const control = page.getByTestId('control-dialog');
+      await control
+        .locator('select[name=preset] option', { hasText: 'Preset 3 (#3)' })
+        .waitFor({ state: 'attached' });
+      await control.locator('select[name=preset]').selectOption({ label: 'Preset 3 (#3)' });
+      await control.locator('input[name=brightness]').fill('200');
+      await b.shot('33-control-by-name');
+      await control.getByRole('button', { name: 'Send' }).click();
+      await toast(page, /'Preset 3' sent to group 'Gates': 1 frame/);
+      await expect.poll(() => simNodes(h).every((n) => n.snapshot().presetId === 3)).toBe(true);
+      // Power follows the brightness at once (not after the next poll).
+      await expect.poll(() => rows(page).locator('.pill.on', { hasText: 'ON' }).count()).toBe(3);
+      // A native preset by name.
+      await control.locator('select[name=preset]').selectOption({ label: 'Amber Pulse' });
+      await control.getByRole('button', { name: 'Send' }).click();
+      await toast(page, "Native preset 'Amber Pulse' sent to group 'Gates'");
+      await expect.poll(() => simNodes(h).every((n) => n.snapshot().effectMode === 2)).toBe(true);
+      // Off sends at once.
+      await control.getByRole('button', { name: 'Off' }).click();
+      await toast(page, /Off sent to group 'Gates'/);
+      await expect.poll(() => simNodes(h).every((n) => n.snapshot().bri === 0)).toBe(true);
+      await expect.poll(() => rows(page).locator('.pill.off', { hasText: 'OFF' }).count()).toBe(3);
+      expect(b.errorToasts).toEqual([]);
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('duplicate-group-names-are-warned-and-an-empty-namesake-is-reused', async () => {
+    await withHost({ nodes: 0 }, async (h) => {
+      const page = b.page;
+      await page.goto(h.url + '/');
+      await page.getByTestId('new-group').click();
+      const dlg = page.getByTestId('new-group-dialog');
+      await dlg.locator('input[name=name]').fill('Track');
+      await dlg.getByRole('button', { name: 'Create' }).click();
+      await toast(page, "Created group 'Track'");
+      await page.getByTestId('new-group').click();
+      await dlg.locator('input[name=name]').fill('track ');
+      await dlg
+        .getByTestId('duplicate-name')
+        .getByText(/A group named 'Track' already exists \(#1\)/)
+        .waitFor();
+      await b.shot('34-duplicate-group-name');
+      await dlg.getByRole('button', { name: 'Cancel' }).click();
+      // Discovery into a "new" group named like the empty one reuses it; nothing answers.
+      await page.getByRole('button', { name: 'Discover…' }).click();
+      const disc = page.getByTestId('discover-dialog');
+      await disc.locator('input[name=newGroupName]').fill('Track');
+      await disc.getByTestId('reuse-group').getByText("The empty group 'Track' (#1)").waitFor();
+      await disc.getByRole('button', { name: 'Start' }).click();
+      await disc.getByText('No devices answered.').waitFor({ timeout: 60_000 });
+      expect(await disc.locator('input[name=newGroupName]').inputValue()).toBe('');
+      const groups = (await h.get<{ groups: { name: string }[] }>('/api/groups')).body.groups;
+      expect(groups.filter((g) => g.name === 'Track')).toHaveLength(1);
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('a-status-poll-shows-answered-of-expected-while-it-runs', async () => {
+    await withHost({ nodes: 12, seed: 9, timeScale: 1 }, async (h) => {
+      await discoverAll(h);
+      // Half of the fleet is silent: the poll waits for them, so it stays visible.
+      for (const n of simNodes(h).slice(0, 3)) n.silence(true);
+      const page = b.page;
+      await page.goto(h.url + '/');
+      await page.getByRole('button', { name: 'Status: all' }).click();
+      const line = page.getByTestId('task-line');
+      await line.getByText('polling').waitFor();
+      await line
+        .getByTestId('task-counts')
+        .getByText(/answered \d+ of 12/)
+        .waitFor();
+      await b.shot('35-status-progress');
+      await line.waitFor({ state: 'detached', timeout: 120_000 });
+      await toast(page, /Status: \d+ answered, \d+ offline/);
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('blackout-stops-a-running-pinned-scene-and-the-nodes-go-dark', async () => {
+    // Real time: on a stepped clock a busy machine can run the 60 s delay out before the click.
+    await withHost({ nodes: 4, seed: 13, timeScale: 1 }, async (h) => {
+      await discoverAll(h);
+      const scene = await h.post<{ scene: { key: string } }>('/api/scenes', {
+        label: 'Race Start',
+        actions: [
+          { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 2, brightness: 200 } },
+          { kind: 'delay', duration_ms: 60_000 },
+          { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 3, brightness: 255 } },
+        ],
+      });
+      expect(scene.status, JSON.stringify(scene.body)).toBe(200);
+      const page = b.page;
+      await page.goto(h.url + '/race');
+      await page.getByTestId('race-page').waitFor();
+      await page.getByLabel('Pin a scene').selectOption({ label: 'Race Start' });
+      const pinned = page.locator('.race-run', { hasText: 'Race Start' });
+      await pinned.waitFor();
+      // Key 1 runs the first pinned scene (keys are ignored while a field has focus).
+      await page.evaluate('document.activeElement && document.activeElement.blur()');
+      await page.keyboard.press('1');
+      await page
+        .getByTestId('race-running')
+        .getByText(/action 2 of 3/)
+        .waitFor();
+      await expect.poll(() => simNodes(h).filter((n) => n.snapshot().bri > 0).length).toBe(4);
+      await b.shot('36-race-running');
+      await page.getByTestId('blackout-big').click();
+      await toast(page, `Blackout: all nodes sent off — scene '${scene.body.scene.key}' stopped`);
+      await page.getByTestId('race-running').waitFor({ state: 'detached' });
+      await expect.poll(() => simNodes(h).every((n) => n.snapshot().bri === 0)).toBe(true);
+      // The key in the status bar works on every page.
+      await page.goto(h.url + '/');
+      await rows(page).first().waitFor();
+      await page.keyboard.press('b');
+      await toast(page, 'Blackout: all nodes sent off');
+      await b.shot('37-blackout');
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('race-mode-hides-reboot-forget-master-and-firmware', async () => {
+    await withHost({ nodes: 2, seed: 17 }, async (h) => {
+      await discoverAll(h);
+      const page = b.page;
+      await page.goto(h.url + '/');
+      await page.getByRole('button', { name: 'Firmware…' }).waitFor();
+      const nodeCmd = page.getByLabel('Node command');
+      expect(await nodeCmd.locator('option', { hasText: 'Reboot node' }).count()).toBe(1);
+      await page.getByRole('link', { name: 'Race', exact: true }).click();
+      await page.getByTestId('race-mode').check();
+      await page.getByRole('link', { name: 'Devices', exact: true }).click();
+      await page.getByText('RACE MODE').waitFor();
+      await rows(page).first().waitFor();
+      expect(await page.getByRole('button', { name: 'Firmware…' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Reload' }).count()).toBe(0);
+      expect(await nodeCmd.locator('option', { hasText: /Reboot|Forget master/ }).count()).toBe(0);
+      await rows(page).first().locator('button.chip').click();
+      const opts = page.getByTestId('options-dialog');
+      await opts.getByText('MAC filter', { exact: false }).first().waitFor();
+      expect(await opts.getByRole('button', { name: /Reboot|Forget master|Reset to native/ }).count()).toBe(
+        0,
+      );
+      await b.shot('38-race-mode-options');
+      await opts.getByRole('button', { name: 'Close' }).first().click();
+      // Off again: everything is back (the setting lives in this browser).
+      await page.getByRole('link', { name: 'Race', exact: true }).click();
+      await page.getByTestId('race-mode').uncheck();
+      await page.getByRole('link', { name: 'Devices', exact: true }).click();
+      await page.getByRole('button', { name: 'Firmware…' }).waitFor();
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('every-page-at-1280-1024-and-390', async () => {
+    await withHost({ nodes: 8, seed: 21 }, async (h) => {
+      await discoverAll(h, { newGroupName: 'Start Gate' });
+      for (const [w, hgt] of [
+        [1280, 800],
+        [1024, 768],
+        [390, 844],
+      ] as const) {
+        await b.page.setViewportSize({ width: w, height: hgt });
+        for (const p of ['', 'scenes', 'race', 'help']) {
+          await b.page.goto(`${h.url}/${p}`);
+          await rows(b.page).first().or(b.page.locator('main')).first().waitFor();
+          if (p === '') await rows(b.page).nth(7).waitFor();
+          if (p === 'help') await b.page.getByTestId('help-marks').waitFor();
+          expect(await b.page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(w);
+          await b.shot(`40-page-${p || 'devices'}-${w}`);
+        }
+      }
+      await b.page.setViewportSize({ width: 1280, height: 800 });
+      expect(b.errors).toEqual([]);
+    });
+  });
+});

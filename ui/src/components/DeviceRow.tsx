@@ -1,0 +1,362 @@
+/**
+ * One device row and the column set. Columns have fixed widths (the table uses a fixed
+ * layout, so a virtualised window of rows never shifts the columns) and a minimum
+ * window width: a tablet or phone drops the least needed ones instead of scrolling
+ * sideways.
+ */
+import { signal } from '@preact/signals';
+import type { ComponentChildren } from 'preact';
+import { Component } from 'preact';
+import { useState } from 'preact/hooks';
+import { post } from '../api.ts';
+import {
+  batteryLevel,
+  cellCount,
+  flagNames,
+  formatMac,
+  formatVolts,
+  hex2,
+  relativeTime,
+  rssiLevel,
+  snrLevel,
+} from '../format.ts';
+import { effectNames, groupsById } from '../store.ts';
+import { toast, toastError } from '../toasts.ts';
+import type { Device } from '../types.ts';
+
+const STATE_TEXT = { online: 'Online', rejoining: 'Rejoining', offline: 'Offline' } as const;
+
+/** The row's link state; hosts before `state` existed only said online or not. */
+const linkState = (d: Device): keyof typeof STATE_TEXT => d.state ?? (d.online ? 'online' : 'offline');
+
+function stateTitle(d: Device, now: number): string {
+  const seen = `last seen ${relativeTime(d.last_seen_ts, now)}`;
+  const s = linkState(d);
+  if (s === 'rejoining') return `Rebooted: the host is putting it back into its group (${seen})`;
+  if (s === 'offline' && d.offline_reason) return `Offline: ${d.offline_reason} (${seen})`;
+  return seen;
+}
+
+/** Opens the options dialog for a device (set by the page). */
+export const openOptions = signal<((d: Device) => void) | null>(null);
+
+export interface Column {
+  key: string;
+  label: string;
+  title?: string;
+  value: (d: Device) => unknown;
+  cls?: string;
+  /** Width in rem; the Name column takes what is left. */
+  w?: number;
+  /** Shown only when the window is at least this wide (px). */
+  minVw?: number;
+}
+
+const groupName = (id: number): string => groupsById.value.get(id)?.name ?? `#${id}`;
+
+export const COLUMNS: Column[] = [
+  { key: 'name', label: 'Name', value: (d) => d.name },
+  { key: 'addr', label: 'MAC', value: (d) => d.full_mac ?? d.addr, cls: 'mono', w: 9.2, minVw: 1180 },
+  { key: 'group', label: 'Group', value: (d) => groupName(d.groupId), w: 7.5, minVw: 700 },
+  {
+    key: 'type',
+    label: 'Type',
+    title: 'Device type — click a chip for its options',
+    value: (d) => d.dev_type_name,
+    w: 6.4,
+  },
+  // Online and last seen share a column (the pill says which, the time says since when).
+  { key: 'seen', label: 'Seen', value: (d) => -(d.last_seen_ts ?? 0), w: 6.2 },
+  {
+    key: 'flags',
+    label: 'Flags',
+    title:
+      'Power (ON/OFF) and the control flags the node reported: ARM arm-on-sync, BRI brightness, TT0 instant transition, REAPPLY force re-apply, OFFSET offset mode',
+    value: (d) => d.flags,
+    w: 6.2,
+    minVw: 700,
+  },
+  {
+    key: 'effect',
+    label: 'Effect',
+    value: (d) => effectNames.value.get(d.effectId) ?? d.effectId,
+    w: 6.4,
+    minVw: 1180,
+  },
+  { key: 'bri', label: 'Bright', value: (d) => d.brightness, cls: 'num', w: 3.6, minVw: 1000 },
+  {
+    key: 'vbat',
+    label: 'VBat',
+    title: 'Battery voltage; the pack size (1S…6S) is judged from it and the warning is per cell',
+    value: (d) => d.voltage_mV || null,
+    cls: 'num',
+    w: 4.6,
+  },
+  // RSSI and SNR of one direction share a cell, so the whole row fits a laptop screen.
+  {
+    key: 'nrssi',
+    label: 'Node ↓',
+    title: 'How well the node heard the gateway: RSSI dBm / SNR dB (sorts by RSSI)',
+    value: (d) => d.node_rssi || null,
+    cls: 'num',
+    w: 4.9,
+    minVw: 1000,
+  },
+  {
+    key: 'hrssi',
+    label: 'Host ↑',
+    title: 'How well the gateway heard the node: RSSI dBm / SNR dB (sorts by RSSI)',
+    value: (d) => d.host_rssi || null,
+    cls: 'num',
+    w: 4.9,
+    minVw: 700,
+  },
+  {
+    key: 'fw',
+    label: 'FW',
+    title: 'Firmware version',
+    value: (d) => d.version,
+    cls: 'num',
+    w: 2.6,
+    minVw: 1180,
+  },
+];
+
+const COL_CLASS = new Map(COLUMNS.map((c) => [c.key, `c-${c.key}${c.cls ? ` ${c.cls}` : ''}`]));
+
+export const columnsFor = (width: number): Column[] =>
+  COLUMNS.filter((c) => c.minVw === undefined || width >= c.minVw);
+
+function Signal({ rssi, snr }: { rssi: number; snr: number }) {
+  if (!rssi) return <span class="muted">—</span>;
+  return (
+    <span class="sig" title={`RSSI ${rssi} dBm · SNR ${snr} dB`}>
+      <span class={`lvl-${rssiLevel(rssi)}`}>{rssi}</span>
+      <span class="muted">/</span>
+      <span class={`lvl-${snrLevel(snr, true)}`}>{snr}</span>
+    </span>
+  );
+}
+
+function NameCell({ d }: { d: Device }) {
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(d.name);
+  const [locating, setLocating] = useState(false);
+  const locate = async () => {
+    if (locating) return;
+    setLocating(true);
+    try {
+      await post('devices/indicate', { macs: [d.addr] });
+      toast(`Locating ${d.name}…`);
+    } catch (err) {
+      toastError('Locate failed', err);
+    } finally {
+      setLocating(false);
+    }
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const next = name.trim();
+    if (!next) return toast('A device needs a name: type one, or press Esc to keep the old one', 'error');
+    if (next === d.name) return setEditing(false);
+    try {
+      await post('devices/update-meta', { macs: [d.addr], name: next });
+      toast(`Renamed to '${next}'`);
+      setEditing(false);
+    } catch (err) {
+      toastError('Rename failed', err);
+    }
+  };
+  if (editing) {
+    return (
+      <form class="inline-form" onSubmit={save}>
+        <input
+          value={name}
+          maxLength={64}
+          aria-label={`New name for ${d.name}`}
+          autoFocus
+          onInput={(e) => setName(e.currentTarget.value)}
+          onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setEditing(false))}
+        />
+        <button type="submit" class="small primary">
+          Save
+        </button>
+      </form>
+    );
+  }
+  return (
+    <span class="name-cell">
+      <button
+        type="button"
+        class="link ellipsis"
+        title={`Click to locate '${d.name}' — flashes its LEDs for about 5 s`}
+        onClick={locate}
+        disabled={locating}
+      >
+        {d.name}
+      </button>
+      <button
+        type="button"
+        class="ghost icon tiny"
+        title={`Rename '${d.name}'`}
+        aria-label={`Rename ${d.name}`}
+        onClick={() => {
+          setName(d.name);
+          setEditing(true);
+        }}
+      >
+        ✎
+      </button>
+    </span>
+  );
+}
+
+export interface RowProps {
+  d: Device;
+  selected: boolean;
+  groupLabel: string;
+  effect: string;
+  now: number;
+  flash: boolean;
+  warnPerCell: number;
+  /** The shown column keys joined (a cheap equality check). */
+  colKeys: string;
+  onToggle: (addr: string, shift: boolean) => void;
+}
+
+function Battery({ d, warnPerCell }: { d: Device; warnPerCell: number }) {
+  const bat = batteryLevel(d.voltage_mV, { warnPerCell });
+  const low = bat === 'warn' || bat === 'bad';
+  if (!d.voltage_mV) return <span class="muted">—</span>;
+  const cells = cellCount(d.voltage_mV);
+  // An offline device's reading is old: shown, but not as an alert.
+  if (!d.online) {
+    return (
+      <span class="muted" title={`${cells}S pack — last reading before the device went offline`}>
+        {formatVolts(d.voltage_mV)}
+      </span>
+    );
+  }
+  return (
+    <span
+      class={`lvl-${bat}`}
+      title={`${cells}S pack, ${(d.voltage_mV / 1000 / cells).toFixed(2)} V per cell${low ? ' — low battery' : ''}`}
+    >
+      {formatVolts(d.voltage_mV)}
+      {low && ' ⚠'}
+    </span>
+  );
+}
+
+function cell(key: string, p: RowProps): ComponentChildren {
+  const { d, groupLabel, effect, now } = p;
+  switch (key) {
+    case 'name':
+      return <NameCell d={d} />;
+    case 'addr':
+      return formatMac(d.full_mac, d.addr);
+    case 'group':
+      return (
+        <>
+          {groupLabel} <span class="muted">#{d.groupId}</span>
+          {d.group_pending && (
+            <span
+              class="pill tiny warn"
+              title="Pending: the node has not acknowledged this group yet; it is sent again when the node is next heard"
+            >
+              pending
+            </span>
+          )}
+        </>
+      );
+    case 'type':
+      return (
+        <button
+          type="button"
+          class="chip type-chip"
+          title={`${d.dev_type_name}: options… (${d.dev_type_caps.join(', ') || 'no capabilities'})`}
+          onClick={() => openOptions.value?.(d)}
+        >
+          {d.dev_type_name}
+        </button>
+      );
+    case 'seen':
+      return (
+        <>
+          <span class={`pill tiny ${linkState(d)}`}>{STATE_TEXT[linkState(d)]}</span>{' '}
+          <span class="muted small-text">{relativeTime(d.last_seen_ts, now)}</span>
+        </>
+      );
+    case 'flags': {
+      const power = (d.flags & 1) !== 0;
+      const names = flagNames(d.flags);
+      return (
+        <>
+          <span class={`pill tiny ${power ? 'on' : 'off'}`}>{power ? 'ON' : 'OFF'}</span>
+          {names.length > 0 && <span class="muted small-text"> {names.join(' ')}</span>}
+        </>
+      );
+    }
+    case 'effect':
+      return effect;
+    case 'bri':
+      return d.brightness;
+    case 'vbat':
+      return <Battery d={d} warnPerCell={p.warnPerCell} />;
+    case 'nrssi':
+      return <Signal rssi={d.node_rssi} snr={d.node_snr} />;
+    case 'hrssi':
+      return <Signal rssi={d.host_rssi} snr={d.host_snr} />;
+    case 'fw':
+      return d.version;
+    default:
+      return null;
+  }
+}
+
+const CELL_TITLE: Record<string, (p: RowProps) => string> = {
+  seen: (p) => stateTitle(p.d, p.now),
+  flags: (p) => `flags byte 0x${hex2(p.d.flags)}`,
+  addr: (p) => formatMac(p.d.full_mac, p.d.addr),
+  effect: (p) => p.effect,
+  group: (p) => `${p.groupLabel} (group #${p.d.groupId})`,
+};
+
+export class Row extends Component<RowProps> {
+  override shouldComponentUpdate(n: RowProps): boolean {
+    const p = this.props;
+    return (
+      n.d !== p.d ||
+      n.selected !== p.selected ||
+      n.groupLabel !== p.groupLabel ||
+      n.effect !== p.effect ||
+      n.flash !== p.flash ||
+      n.warnPerCell !== p.warnPerCell ||
+      n.colKeys !== p.colKeys ||
+      Math.floor(n.now / 5) !== Math.floor(p.now / 5)
+    );
+  }
+  override render(p: RowProps) {
+    const { d, selected, flash, onToggle } = p;
+    return (
+      <tr
+        class={`${selected ? 'sel' : ''}${flash ? ' flash' : ''}${linkState(d) === 'online' ? '' : ` ${linkState(d)}`}`}
+        data-addr={d.addr}
+      >
+        <td class="chk">
+          <input
+            type="checkbox"
+            checked={selected}
+            aria-label={`Select ${d.name}`}
+            onClick={(e) => onToggle(d.addr, (e as MouseEvent).shiftKey)}
+          />
+        </td>
+        {p.colKeys.split(',').map((k) => (
+          <td key={k} class={COL_CLASS.get(k)} title={CELL_TITLE[k]?.(p)}>
+            {cell(k, p)}
+          </td>
+        ))}
+      </tr>
+    );
+  }
+}

@@ -1,0 +1,134 @@
+/** Help: what the words, marks, colours and keys of the console mean. */
+import { shortcutList } from '../keys.ts';
+import './help.css';
+
+const GATEWAY_STATES: [string, string][] = [
+  ['IDLE', 'The gateway is ready; nothing is on the air.'],
+  ['TX', 'The gateway is transmitting a frame.'],
+  ['RX / RX_WINDOW', 'The gateway listens for replies after a request.'],
+  ['ERROR', 'The gateway reported an error; see the tooltip and the last event.'],
+  [
+    'GATEWAY DOWN',
+    'The USB link to the gateway is lost; the host retries by itself (Retry connection forces it).',
+  ],
+  [
+    'HOST UNREACHABLE',
+    'This browser lost the host (restart, network): nothing shown is live until it reconnects.',
+  ],
+  ['SIMULATED GATEWAY', 'No hardware: the host runs its built-in simulator. Nothing reaches real nodes.'],
+];
+
+const FLAGS: [string, string][] = [
+  ['ON / OFF', 'Power: on when the brightness is above 0.'],
+  ['ARM', 'Arm on sync: the effect waits on the node for the next SYNC (a race start).'],
+  ['BRI', 'The frame carried a brightness.'],
+  ['TT0', 'Instant transition (no fade).'],
+  ['REAPPLY', 'Restart the effect even if it did not change.'],
+  ['OFFSET', 'Offset mode: the node applies effects with its group’s delay (waves). Sticky until cleared.'],
+];
+
+const MARKS: [string, string][] = [
+  [
+    'pending',
+    'The node has not acknowledged its new group yet; the host sends it again when it is next heard.',
+  ],
+  [
+    'Node ↓ / Host ↑',
+    'RSSI dBm / SNR dB of each direction: how well the node heard the gateway, and the gateway the node.',
+  ],
+  [
+    'VBat',
+    'Battery voltage. The pack size (1S, 2S, 3S, 4S, 6S) is judged from it; the warning is per cell (⚙ Settings). Offline devices show their last reading in grey and are not alerted.',
+  ],
+  [
+    'Fx / Bg / Cs',
+    'The three colour slots of an effect (WLED’s names): Fx the effect’s main colour, Bg the background colour, Cs the third colour some effects use.',
+  ],
+  [
+    '* (effect list)',
+    'The effect renders identically on every node from the shared clock, so gates stay in step; these are listed first.',
+  ],
+  ['⚠ differs', 'The value read from the node is not the one the host stored: Push host or Import device.'],
+];
+
+const TASKS: [string, string][] = [
+  [
+    'running',
+    'One task at a time (discovery, status poll, group moves, option writes, firmware). Scenes and Blackout still go first on the radio.',
+  ],
+  ['done', 'Finished; the toast says what it found or changed.'],
+  ['cancelled', 'Stopped because you asked (Cancel, Blackout); not an error.'],
+  ['failed', 'Stopped by an error; the message says which step.'],
+];
+
+function Table({ rows, testId }: { rows: [string, string][]; testId?: string }) {
+  return (
+    <table class="plain help-table" data-testid={testId}>
+      <tbody>
+        {rows.map(([k, v]) => (
+          <tr key={k}>
+            <th scope="row">{k}</th>
+            <td>{v}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function HelpPage() {
+  const keys = shortcutList();
+  return (
+    <main class="help-page" id="main" data-testid="help-page">
+      <h1>Help</h1>
+      <section>
+        <h2>Gateway and host states (status bar)</h2>
+        <Table rows={GATEWAY_STATES} />
+      </section>
+      <section>
+        <h2>Device table</h2>
+        <Table rows={MARKS} testId="help-marks" />
+        <h3>Flags</h3>
+        <Table rows={FLAGS} />
+      </section>
+      <section>
+        <h2>Tasks</h2>
+        <Table rows={TASKS} />
+        <p class="muted">
+          Long tasks show what they found of how many they expect, the phase and an estimate of the time left.
+        </p>
+      </section>
+      <section>
+        <h2>Race day</h2>
+        <p>
+          <strong>Blackout</strong> (status bar, race panel, key <kbd>b</kbd>) sends every node off at once:
+          it stops the running scene and task first. <strong>Race mode</strong> (race panel) hides reboot,
+          forget master, firmware, reload and node resets so they cannot be hit by mistake. Pinned scenes run
+          with keys <kbd>1</kbd>–<kbd>9</kbd> on the race panel.
+        </p>
+      </section>
+      <section>
+        <h2>Keyboard</h2>
+        <ul class="keys">
+          {keys.map((k) => (
+            <li key={k.key}>
+              <kbd>{k.key}</kbd> {k.label}
+            </li>
+          ))}
+          <li>
+            <kbd>Esc</kbd> close a dialog; stop the running scene on the Scenes page
+          </li>
+          <li>
+            <kbd>Shift</kbd>+click select a range of rows
+          </li>
+          <li>
+            <kbd>Ctrl</kbd>+<kbd>S</kbd> save the scene, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> run it
+          </li>
+          <li>
+            <kbd>1</kbd>–<kbd>9</kbd> run a pinned scene (race panel)
+          </li>
+        </ul>
+      </section>
+    </main>
+  );
+}
