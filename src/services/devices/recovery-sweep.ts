@@ -21,6 +21,8 @@ export interface SweepHost {
   groupOf(addr: Addr): number | null;
   lastSeen(addr: Addr): number;
   restored(addr: Addr, groupId: number): void;
+  /** The node has nothing to restore any more (its stored group became 0, or it was removed). */
+  forget(addr: Addr): void;
   giveUp(entry: RejoinEntry): void;
 }
 
@@ -106,7 +108,10 @@ export class RecoverySweep {
       key: e.addr,
       attempt: async ({ signal }) => {
         const groupId = host.groupOf(e.addr);
-        if (groupId === null) return { ok: true, value: null };
+        if (groupId === null) {
+          host.forget(e.addr);
+          return { ok: true, value: null };
+        }
         e.inFlight = true;
         e.tries++;
         try {

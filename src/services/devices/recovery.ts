@@ -82,6 +82,7 @@ export class RecoveryService {
         lastSeen: (a) => deps.registry.find(a)?.last_seen_ts ?? 0,
         restored: (a, g) => this.resolve(a, 'restored', g),
         giveUp: (e) => this.giveUp(e),
+        forget: (a) => this.drop([a]),
       },
     });
   }
@@ -136,6 +137,8 @@ export class RecoveryService {
     opts: { settle?: boolean; renew?: boolean } = {},
   ): Addr[] {
     const { registry, clock, store } = this.deps;
+    // Discovery re-homes the nodes it finds itself; only the operator overrides that.
+    if (registry.discoveryRunning && trigger !== 'manual') return [];
     const now = clock.now();
     const added: Device[] = [];
     let renewed = 0;

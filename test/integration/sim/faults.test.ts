@@ -65,6 +65,33 @@ describe('fault injection', () => {
     expect(env.sim.fleet.node('AABBCC')?.snapshot().rebootCount).toBe(1);
   });
 
+  it('a field power-up reboots a seeded share of the powered nodes; persistence keeps the master', async () => {
+    env = await openSim({ nodes: 6, seed: 9 });
+    await env.ready();
+    await env.sleep(3000);
+    const fleet = env.sim.fleet;
+    const gw = fleet.gateway.addr;
+    fleet.sched.runExternal(() => {
+      for (const n of fleet.nodes) {
+        n.groupId = 4;
+        n.master = gw;
+      }
+    });
+    fleet.faults.masterPersistence(true, fleet.nodes[0]?.addr);
+    fleet.faults.powerOff(fleet.nodes[1]?.addr ?? '');
+    const half = fleet.faults.rebootFleet({ fraction: 0.5, spreadMs: 500 });
+    expect(half).toHaveLength(3); // half of the 5 powered nodes, rounded
+    expect(half).not.toContain(fleet.nodes[1]?.addr);
+    await env.sleep(1500);
+    for (const n of fleet.nodes) {
+      if (!n.isPowered) continue;
+      const rebooted = half.includes(n.addr);
+      expect(n.groupId, n.addr).toBe(rebooted ? 0 : 4);
+      expect(n.master, n.addr).toBe(!rebooted || n === fleet.nodes[0] ? gw : null);
+    }
+    expect(() => fleet.faults.rebootFleet({ fraction: 2 })).toThrow(RangeError);
+  });
+
   it('garbage bytes on the link: the host decoder resynchronises (no 0x00 by default)', async () => {
     env = await booted();
     const from = env.rx.length;
