@@ -5,9 +5,30 @@
  */
 import { TypedEmitter } from './util/typed-emitter.ts';
 import type { GatewaySnapshot, MasterSnapshot } from './gateway/types.ts';
-import type { RecoveryProgress } from './services/devices/recovery-types.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-types.ts';
+
+/** What started a field-recovery episode (services/devices/recovery.ts). */
+export type RecoveryTrigger =
+  'start' | 'gateway_reconnect' | 'status_poll' | 'boot_announcements' | 'announcement' | 'manual';
+
+/** The recovery's progress: the status bar's "Restoring 212/300". */
+export interface RecoveryProgress {
+  active: boolean;
+  /** What started the current (or last) episode. */
+  trigger: RecoveryTrigger | null;
+  /** Nodes that became rejoining during the episode. */
+  total: number;
+  restored: number;
+  /** Given up: offline with a reason. */
+  failed: number;
+  /** Still rejoining. */
+  rejoining: number;
+  /** Unix seconds. */
+  started_ts: number | null;
+  ended_ts: number | null;
+  budget_s: number;
+}
 
 export interface SceneProgress {
   key: string;

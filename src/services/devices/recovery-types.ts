@@ -1,5 +1,9 @@
 /** Options, progress and per-node entries of the field recovery (see recovery.ts). */
 import type { Addr } from '../../protocol/types.ts';
+import type { RecoveryTrigger } from '../../events.ts';
+
+// The bus carries the progress, so it owns these shapes (like SceneProgress).
+export type { RecoveryProgress, RecoveryTrigger } from '../../events.ts';
 
 export interface RecoveryOptions {
   /**
@@ -59,9 +63,6 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   immediateCooldownMs: 3000,
 };
 
-export type RecoveryTrigger =
-  'start' | 'gateway_reconnect' | 'status_poll' | 'boot_announcements' | 'announcement' | 'manual';
-
 /** One rejoining node. */
 export interface RejoinEntry {
   addr: Addr;
@@ -75,22 +76,4 @@ export interface RejoinEntry {
   nextAt: number;
   inFlight: boolean;
   lastError: string | null;
-}
-
-/** The recovery's progress: the status bar's "Restoring 212/300". */
-export interface RecoveryProgress {
-  active: boolean;
-  /** What started the current (or last) episode. */
-  trigger: RecoveryTrigger | null;
-  /** Nodes that became rejoining during the episode. */
-  total: number;
-  restored: number;
-  /** Given up: offline with a reason. */
-  failed: number;
-  /** Still rejoining. */
-  rejoining: number;
-  /** Unix seconds. */
-  started_ts: number | null;
-  ended_ts: number | null;
-  budget_s: number;
 }
