@@ -52,14 +52,15 @@ describe('health and log pages', () => {
       const rows = page.locator('[data-testid=log-table] tbody tr');
       await rows.filter({ hasText: 'device offline' }).first().waitFor();
       // The filter re-renders the table after the select: wait until only its rows remain.
-      await page.waitForFunction(
-        (dev) => {
-          const trs = [...document.querySelectorAll('[data-testid=log-table] tbody tr')];
-          return trs.length > 0 && trs.every((tr) => tr.getAttribute('data-device') === dev);
-        },
-        silent,
-        { timeout: 10_000 },
-      );
+      await expect
+        .poll(
+          async () => {
+            const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-device')));
+            return shown.length > 0 && shown.every((d) => d === silent);
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(true);
       const devicesShown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-device')));
       expect(devicesShown.length).toBeGreaterThan(0);
       expect(new Set(devicesShown)).toEqual(new Set([silent]));
