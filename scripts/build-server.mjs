@@ -78,7 +78,7 @@ export async function buildServer(outDir = OUT_DIR) {
     external: ['serialport', '@serialport/*', ...ON_DEMAND],
     // Bundled CommonJS dependencies call require(): give the ES module one.
     // CommonJS dependencies bundled into ESM still expect require, __filename and __dirname
-    // (write-file-atomic derives its temp names from __filename: without it every save failed).
+    // (some derive temp names or data paths from __filename).
     banner: {
       js: [
         "import { createRequire as __lnRequire } from 'node:module';",
