@@ -30,12 +30,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
-import type { Config } from '../src/config.ts';
 import { startHost, type HostHandle } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
 import { packetAirtimeMs } from '../src/protocol/airtime.ts';
 import { snrFloorDb } from '../src/sim/air.ts';
 import type { TaskSnapshot } from '../src/tasks/task-manager.ts';
+import { simHostConfig } from './sim-host-config.ts';
 
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seeds');
@@ -60,24 +60,7 @@ interface Row {
   wallS: number;
 }
 
-function config(dataDir: string, nodes: number, seed: number): Config {
-  return {
-    port: 0,
-    host: '127.0.0.1',
-    prefix: '/lightnet',
-    dataDir,
-    gateway: { kind: 'sim' },
-    gatewayText: 'sim',
-    simNodes: nodes,
-    simSeed: seed,
-    simTimeScale: 1,
-    wifi: 'none',
-    password: null,
-    allowedHosts: [],
-    logLevel: 'silent',
-    configFile: null,
-  };
-}
+const config = simHostConfig;
 
 function waitTask(host: HostHandle, id: number): Promise<TaskSnapshot> {
   const current = host.services.tasks.current();

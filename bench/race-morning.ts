@@ -18,13 +18,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
-import type { Config } from '../src/config.ts';
 import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { startHost, type HostHandle } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
 import type { RecoveryOptions } from '../src/services/devices/index.ts';
 import { startSimOnMemory, type SimOnMemory } from '../src/sim/sim-host.ts';
 import { serializeState } from '../src/state/migrations.ts';
+import { simHostConfig } from './sim-host-config.ts';
 
 type Mode = 'power-up' | 'reboot' | 'host-after';
 
@@ -51,24 +51,7 @@ interface Row {
   wronglyOffline: number;
 }
 
-function config(dataDir: string, nodes: number, seed: number): Config {
-  return {
-    port: 0,
-    host: '127.0.0.1',
-    prefix: '/lightnet',
-    dataDir,
-    gateway: { kind: 'sim' },
-    gatewayText: 'sim',
-    simNodes: nodes,
-    simSeed: seed,
-    simTimeScale: 1,
-    wifi: 'none',
-    password: null,
-    allowedHosts: [],
-    logLevel: 'silent',
-    configFile: null,
-  };
-}
+const config = simHostConfig;
 
 /** Nodes in their stored group and bound to this gateway (so they answer STATUS). */
 function restoredCount(sim: SimOnMemory): number {
