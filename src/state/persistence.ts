@@ -132,17 +132,7 @@ export class FileStatePersistence implements StatePersistence {
     const run = async (): Promise<void> => {
       const image = this.image;
       const seq = this.seq;
-      const text = await serializeSnapshot(image, seq);
-      // The file being replaced is the backup only if it is a good snapshot of ours.
-      const rotate = this.mainSeq !== null;
-      await writeFileDurable(this.path, text, {
-        mode: 0o600,
-        write: this.write,
-        ...(rotate ? { backupPath: this.backupPath } : {}),
-      });
-      if (rotate) this.bakSeq = this.mainSeq;
-      this.mainSeq = seq;
-      this.snapshotBytes = text.length;
+      await this.writeSnapshot(image, seq);
       // Keep what the backup still lacks, so backup + journal is the whole state too.
       await this.exclusive(() => this.rewriteJournal(this.keepFrom()));
     };
@@ -154,11 +144,8 @@ export class FileStatePersistence implements StatePersistence {
     return mine;
   }
 
-  async replace(state: StateModel): Promise<void> {
-    await this.compacting;
-    const image = jsonCopy(state);
-    // Same journal_seq as now: every journal record so far is older than this snapshot.
-    const seq = this.seq;
+  /** Writes a snapshot durably; the file it replaces is the backup only if it is a good snapshot of ours. */
+  private async writeSnapshot(image: StateModel, seq: number): Promise<void> {
     const text = await serializeSnapshot(image, seq);
     const rotate = this.mainSeq !== null;
     await writeFileDurable(this.path, text, {
@@ -169,6 +156,14 @@ export class FileStatePersistence implements StatePersistence {
     if (rotate) this.bakSeq = this.mainSeq;
     this.mainSeq = seq;
     this.snapshotBytes = text.length;
+  }
+
+  async replace(state: StateModel): Promise<void> {
+    await this.compacting;
+    const image = jsonCopy(state);
+    // Same journal_seq as now: every journal record so far is older than this snapshot.
+    const seq = this.seq;
+    await this.writeSnapshot(image, seq);
     this.image = image;
     await this.exclusive(() => this.rewriteJournal(this.keepFrom()));
   }
