@@ -11,7 +11,12 @@
  * 3. Follow-up: EVERY straggler gets unicast STATUS, burst-paced in a pipeline, up to
  *    FOLLOW_UP_ATTEMPTS tries each (weak links answer 1 exchange in a few). A late reply to
  *    a broadcast round still counts and cancels the straggler's follow-up.
- * 4. Only a device that stayed silent through all of it goes offline (README: one missed
+ * 4. Second chance: a straggler that was answering before this poll (heard within
+ *    RECENTLY_HEARD_S) gets SECOND_CHANCE_ATTEMPTS more tries after a short pause. Three
+ *    straight losses happen to a good link too (at 5 % loss per direction, about one
+ *    straggler in a thousand), and calling a gate that answered a minute ago offline is a
+ *    false alarm an operator acts on; a node that is really gone costs ~3 s more.
+ * 5. Only a device that stayed silent through all of it goes offline (README: one missed
  *    poll, after its unicast tries, is enough).
  */
 import type { Clock } from '../../clock.ts';
@@ -19,12 +24,18 @@ import type { GatewayDriver, StatusTarget } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
 import { radioPace } from './radio-pace.ts';
-import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from './unicast-pipeline.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline, type UnicastOutcome } from './unicast-pipeline.ts';
 
 /** Groups up to this size are polled one by one (a crowd this small answers one round). */
 export const SMALL_GROUP = 40;
 /** Unicast STATUS tries per straggler. */
 export const FOLLOW_UP_ATTEMPTS = 3;
+/** Further tries for a straggler that was answering before the poll. */
+export const SECOND_CHANCE_ATTEMPTS = 3;
+/** "Answering before the poll": heard within this many seconds. */
+export const RECENTLY_HEARD_S = 15 * 60;
+/** Pause before the second chance, so a passing burst of interference is over. */
+const SECOND_CHANCE_GAP_MS = 1000;
 
 export interface PollProgress {
   stage: 'POLL' | 'FOLLOW_UP';
@@ -61,6 +72,8 @@ export async function pollFleet(
   filter: number,
   targets: readonly StatusTarget[],
   progress: (p: PollProgress) => void,
+  /** Devices answering before this poll: they get a second chance before going offline. */
+  recentlyHeard: ReadonlySet<Addr> = new Set(),
 ): Promise<Set<Addr>> {
   const answered = new Set<Addr>();
   const inScope = new Set(targets.map((t) => t.addr));
@@ -103,35 +116,65 @@ export async function pollFleet(
         stragglers: stragglers.filter((t) => !answered.has(t.addr)).length,
       });
     report();
-    await runUnicastPipeline(
-      stragglers.map((t) => ({
-        key: t.addr,
-        // The device's stored group, not the poll's filter: a node drops a unicast whose
-        // group is not its own, and 255 would hide group drift (§8.4 "pinned rule").
-        attempt: ({ signal, onSent }) =>
-          driver.statusUnicast(t.addr, t.groupId, {
-            priority: 'bulk',
-            attempts: 1,
-            timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
-            onSent,
-            ...(signal ? { signal } : {}),
-          }),
-      })),
-      {
-        clock,
-        attempts: FOLLOW_UP_ATTEMPTS,
-        burst: { quietMs: pace.quietMs('status') },
+    const unicast = (list: readonly StatusTarget[], attempts: number): Promise<void> =>
+      unicastStatus(driver, clock, list, {
+        attempts,
         signal: ctx.signal,
         settled: (k) => answered.has(k),
         onOutcome: (o) => {
           if (o.ok) answered.add(o.key);
           report();
         },
-      },
-    );
+      });
+    await unicast(stragglers, FOLLOW_UP_ATTEMPTS);
+    const second = stragglers.filter((t) => !answered.has(t.addr) && recentlyHeard.has(t.addr));
+    if (second.length > 0) {
+      ctx.checkpoint();
+      await clock.sleep(SECOND_CHANCE_GAP_MS, ctx.signal);
+      await unicast(second, SECOND_CHANCE_ATTEMPTS);
+    }
     ctx.checkpoint();
     return answered;
   } finally {
     off();
   }
+}
+
+/**
+ * One unicast STATUS per target (its stored group, not the poll's filter: a node drops a
+ * unicast whose group is not its own, and 255 would hide group drift, §8.4 "pinned rule"),
+ * burst-paced in a pipeline with `attempts` tries each.
+ */
+export async function unicastStatus(
+  driver: GatewayDriver,
+  clock: Clock,
+  targets: readonly StatusTarget[],
+  opts: {
+    attempts: number;
+    signal: AbortSignal;
+    settled?: (key: string) => boolean;
+    onOutcome: (o: UnicastOutcome<unknown>) => void;
+  },
+): Promise<void> {
+  await runUnicastPipeline(
+    targets.map((t) => ({
+      key: t.addr,
+      attempt: ({ signal, onSent }) =>
+        driver.statusUnicast(t.addr, t.groupId, {
+          priority: 'bulk',
+          attempts: 1,
+          timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
+          onSent,
+          ...(signal ? { signal } : {}),
+        }),
+    })),
+    {
+      clock,
+      attempts: opts.attempts,
+      burst: { quietMs: radioPace(driver).quietMs('status') },
+      signal: opts.signal,
+      ...(opts.settled ? { settled: opts.settled } : {}),
+      onOutcome: opts.onOutcome,
+    },
+  );
 }

@@ -5,14 +5,18 @@
  */
 import type { Clock } from '../../clock.ts';
 import { ValidationError } from '../../errors.ts';
-import type { GatewayDriver } from '../../gateway/types.ts';
+import type { GatewayDriver, StatusTarget } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
 import type { GroupService } from './groups.ts';
-import { FOLLOW_UP_ATTEMPTS, pollFleet } from './status-poll.ts';
-import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from './unicast-pipeline.ts';
-import { radioPace } from './radio-pace.ts';
+import {
+  FOLLOW_UP_ATTEMPTS,
+  pollFleet,
+  RECENTLY_HEARD_S,
+  SECOND_CHANCE_ATTEMPTS,
+  unicastStatus,
+} from './status-poll.ts';
 
 export interface StatusRequest {
   selection?: Addr[];
@@ -50,29 +54,25 @@ export class StatusService {
     return tasks.start('status', meta, async (ctx): Promise<StatusResult> => {
       const answered = new Set<Addr>();
       registry.counters = { onStatus: () => ctx.bumpRx('rx_replies') };
+      const heardSince = this.deps.clock.now() / 1000 - RECENTLY_HEARD_S;
+      const recentlyHeard = new Set(
+        registry
+          .all()
+          .filter((d) => d.online && (d.last_seen_ts ?? 0) >= heardSince)
+          .map((d) => d.addr),
+      );
       let inScope: Addr[];
       try {
         if (selection) {
           inScope = selection.filter((a) => registry.find(a));
           // Each selected device: unicast STATUS with its stored group, pipelined, with retries.
           ctx.setMeta({ ...meta, stage: 'POLL', answered: 0, total: inScope.length });
-          await runUnicastPipeline(
-            inScope.map((addr) => ({
-              key: addr,
-              attempt: ({ signal, onSent }) =>
-                driver.statusUnicast(addr, registry.find(addr)?.groupId ?? 0, {
-                  priority: 'bulk',
-                  attempts: 1,
-                  timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
-                  onSent,
-                  ...(signal ? { signal } : {}),
-                }),
-            })),
-            {
-              clock: this.deps.clock,
-              attempts: FOLLOW_UP_ATTEMPTS,
-              burst: { quietMs: radioPace(driver).quietMs('status') },
+          const targets = inScope.map((addr) => ({ addr, groupId: registry.find(addr)?.groupId ?? 0 }));
+          const unicast = (list: readonly StatusTarget[], attempts: number): Promise<void> =>
+            unicastStatus(driver, this.deps.clock, list, {
+              attempts,
               signal: ctx.signal,
+              settled: (k) => answered.has(k),
               onOutcome: (o) => {
                 if (o.ok) answered.add(o.key);
                 ctx.setMeta({
@@ -83,8 +83,11 @@ export class StatusService {
                   addr: o.key,
                 });
               },
-            },
-          );
+            });
+          await unicast(targets, FOLLOW_UP_ATTEMPTS);
+          // The same second chance as the fleet poll's (status-poll.ts).
+          const second = targets.filter((t) => !answered.has(t.addr) && recentlyHeard.has(t.addr));
+          if (second.length > 0) await unicast(second, SECOND_CHANCE_ATTEMPTS);
         } else {
           const gid = groupId ?? 255;
           const targets = registry
@@ -93,19 +96,26 @@ export class StatusService {
             .map((d) => ({ addr: d.addr, groupId: d.groupId }));
           inScope = targets.map((t) => t.addr);
           ctx.setMeta({ ...meta, stage: 'POLL', answered: 0, total: inScope.length });
-          const heard = await pollFleet(driver, this.deps.clock, ctx, gid, targets, (p) =>
-            ctx.setMeta({
-              ...meta,
-              stage: p.stage,
-              answered: p.answered,
-              total: p.expected,
-              ...(p.group !== undefined ? { group: p.group } : {}),
-              ...(p.stragglers !== undefined ? { stragglers: p.stragglers } : {}),
-              message:
-                p.stage === 'POLL'
-                  ? `Polling${p.group !== undefined && p.group !== 255 ? ` group ${p.group}` : ''}: ${p.answered} of ${p.expected} answered`
-                  : `Asking ${p.stragglers ?? 0} silent devices one by one: ${p.answered} of ${p.expected} answered`,
-            }),
+          const heard = await pollFleet(
+            driver,
+            this.deps.clock,
+            ctx,
+            gid,
+            targets,
+            (p) =>
+              ctx.setMeta({
+                ...meta,
+                stage: p.stage,
+                answered: p.answered,
+                total: p.expected,
+                ...(p.group !== undefined ? { group: p.group } : {}),
+                ...(p.stragglers !== undefined ? { stragglers: p.stragglers } : {}),
+                message:
+                  p.stage === 'POLL'
+                    ? `Polling${p.group !== undefined && p.group !== 255 ? ` group ${p.group}` : ''}: ${p.answered} of ${p.expected} answered`
+                    : `Asking ${p.stragglers ?? 0} silent devices one by one: ${p.answered} of ${p.expected} answered`,
+              }),
+            recentlyHeard,
           );
           for (const a of heard) answered.add(a);
         }
