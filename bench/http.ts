@@ -2,7 +2,9 @@
  * HTTP benchmark, one run prints everything issue 10 asks for:
  *  - req/s and p99 for GET devices, groups, master, task, the scene editor schema, the
  *    native-preset schema and specials at 2 and 32 connections (300 devices, 16 groups,
- *    no native presets in state), plus conditional (If-None-Match) and gzip variants;
+ *    no native presets in state), plus conditional (If-None-Match) and gzip variants,
+ *    each next to a bare node:http server replaying the same bytes (bench/bare-server.ts:
+ *    the machine's ceiling) and, where the original's rate is known, the ratio to it;
  *  - start to `phase: ready` from process spawn (median of --starts spawns);
  *  - host RSS idle and after the load;
  *  - event-loop lag and RSS with 100 SSE clients during a 300-node status poll.
@@ -21,6 +23,7 @@ import { serializeState } from '../src/state/migrations.ts';
 import { fleetState } from './fleet-state.ts';
 import { defaultMode, spawnHost, type HostProcess, type ServerMode } from './host-process.ts';
 import { sseLoad } from './sse-load.ts';
+import { record, startBareServer } from './bare-server.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -56,6 +59,8 @@ const ORIGINAL_FACTOR = { devices: 1.7, groups: 13 };
  */
 const BEFORE_EDITOR_SCHEMA_32 = Number(arg('before-editor-schema')) || 0;
 const EDITOR_ORIGINAL_PER_BEFORE = 1430 / 1190;
+/** The original's editor-schema rate measured in issue 16's run (32 connections). */
+const EDITOR_ORIGINAL_32 = 1430;
 
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 const median = (xs: number[]): number => {
@@ -85,30 +90,57 @@ async function cases(url: string): Promise<Case[]> {
   return only.length ? out.filter((c) => only.some((o) => c.label.includes(o))) : out;
 }
 
+/** The original's rate (req/s at 32 connections) where one is known, per route. */
+function originalRate(label: string): number | null {
+  const route = label.split(' ')[0] ?? label;
+  if (route === 'devices' || route === 'groups') return BEFORE_32[route] / ORIGINAL_FACTOR[route];
+  if (route === 'scenes/editor-schema') return EDITOR_ORIGINAL_32;
+  return null;
+}
+
+async function measure(url: string, connections: number, headers?: Record<string, string>) {
+  return autocannon({ url, connections, duration, headers });
+}
+
 async function load(host: HostProcess): Promise<string[][]> {
   const rows: string[][] = [];
-  for (const c of await cases(host.url)) {
-    for (const connections of [2, 32]) {
-      const rps: number[] = [];
-      const p99: number[] = [];
-      let bad = 0;
-      let bytes = 0;
-      for (let i = 0; i < runs; i++) {
-        const r = await autocannon({ url: host.url + c.path, connections, duration, headers: c.headers });
-        rps.push(r.requests.average);
-        p99.push(r.latency.p99);
-        bad += r.errors + r.timeouts + (c.label.endsWith('304') ? r['2xx'] : r.non2xx);
-        bytes = r.requests.total ? r.throughput.total / r.requests.total : 0;
+  const list = await cases(host.url);
+  // The same answers replayed by a bare node:http server: the machine's ceiling per case.
+  const recorded = await Promise.all(list.map((c) => record(host.url + c.path, c.headers)));
+  const bare = await startBareServer(recorded);
+  try {
+    for (const [i, c] of list.entries()) {
+      for (const connections of [2, 32]) {
+        const rps: number[] = [];
+        const p99: number[] = [];
+        const bareRps: number[] = [];
+        let bad = 0;
+        let bytes = 0;
+        for (let k = 0; k < runs; k++) {
+          const r = await measure(host.url + c.path, connections, c.headers);
+          rps.push(r.requests.average);
+          p99.push(r.latency.p99);
+          bad += r.errors + r.timeouts + (c.label.endsWith('304') ? r['2xx'] : r.non2xx);
+          bytes = r.requests.total ? r.throughput.total / r.requests.total : 0;
+          if (connections === 32) bareRps.push((await measure(bare.url(i), connections)).requests.average);
+        }
+        const original = originalRate(c.label);
+        const ours = median(rps);
+        rows.push([
+          c.label,
+          String(connections),
+          ours.toFixed(0),
+          median(p99).toFixed(1),
+          String(bad),
+          `${(bytes / 1024).toFixed(1)} KiB`,
+          bareRps.length ? median(bareRps).toFixed(0) : '',
+          bareRps.length ? `${((100 * ours) / median(bareRps)).toFixed(0)} %` : '',
+          original && connections === 32 ? `${(ours / original).toFixed(1)}x` : '',
+        ]);
       }
-      rows.push([
-        c.label,
-        String(connections),
-        median(rps).toFixed(0),
-        median(p99).toFixed(1),
-        String(bad),
-        `${(bytes / 1024).toFixed(1)} KiB`,
-      ]);
     }
+  } finally {
+    await bare.stop();
   }
   return rows;
 }
@@ -158,7 +190,16 @@ async function main(): Promise<void> {
       `${DEVICES} devices / ${GROUPS} groups in state, simulator (12 nodes); autocannon ${duration} s per cell, ` +
       `median of ${runs} run(s), loopback, load average at start ${load0}, ${(await import('node:os')).cpus().length} cores\n`,
   );
-  table(['GET /api/…', 'conns', 'req/s', 'p99 ms', 'errors', 'bytes/resp'], rows);
+  table(
+    ['GET /api/…', 'conns', 'req/s', 'p99 ms', 'errors', 'bytes/resp', 'bare req/s', 'of bare', 'x original'],
+    rows,
+  );
+  console.log(
+    '(bare = a node:http server replaying the same recorded answer with no routing or checks, ' +
+      "measured right after each case: the machine's ceiling for those bytes. x original = req/s over " +
+      "the original's req/s for the same client request, where the original's rate is known; " +
+      'the original answered every variant with the full uncompressed body.)',
+  );
 
   const rate = (label: string): number => Number(rows.find((r) => r[0] === label && r[1] === '32')?.[2] ?? 0);
   if (BEFORE_EDITOR_SCHEMA_32 && rate('scenes/editor-schema')) {

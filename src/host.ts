@@ -40,6 +40,8 @@ export interface HostHandle {
   port: number;
   services: AppServices;
   sse: SseHub;
+  /** Counts the reads answered before Fastify (http/fast-reads.ts). */
+  fastReads: { readonly served: number };
   sim: SimOnMemory | null;
   close(): Promise<void>;
 }
@@ -279,7 +281,7 @@ export async function startHost(
   const unsubs = wireEvents(svc);
 
   // HTTP first, so `phase: booting` is observable while state and link come up.
-  const { app, sse } = await buildApp(svc, {
+  const { app, sse, fastReads } = await buildApp(svc, {
     prefix: cfg.prefix,
     security: {
       password: cfg.password,
@@ -327,6 +329,7 @@ export async function startHost(
     port,
     services: svc,
     sse,
+    fastReads,
     sim: gw.sim,
     close: async () => {
       if (closed) return;

@@ -3,6 +3,7 @@
  * security (optional password, cross-origin refusal), JSON 404/405, the error
  * mapper, the SSE stream and one plugin per resource, all under the mount prefix.
  */
+import { createServer } from 'node:http';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -39,6 +40,7 @@ import { wifiRoutes } from './routes/wifi.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { linkRoutes } from './routes/links.ts';
 import { installActivityHooks } from './activity-hooks.ts';
+import { FastReads } from './fast-reads.ts';
 import { recoveryRoutes } from './routes/recovery.ts';
 
 export interface AppOptions {
@@ -65,14 +67,25 @@ function frameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyR
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
+/** Fastify's own default for the servers it creates (Node's is 5 s). */
+const KEEP_ALIVE_MS = 72_000;
 /** Keys are at most ~70 characters: longer ones reach the route and answer 404 there. */
 const MAX_PARAM_LENGTH = 2048;
 
 export async function buildApp(
   svc: AppServices,
   opts: AppOptions,
-): Promise<{ app: FastifyInstance; sse: SseHub }> {
+): Promise<{ app: FastifyInstance; sse: SseHub; fastReads: FastReads }> {
+  const fast = new FastReads();
   const app = Fastify({
+    // Our own server, so the fast read path sees each request before Fastify does.
+    serverFactory: (handler) => {
+      const server = createServer((req, res) => {
+        if (!fast.handle(req, res, svc.phase() === 'ready')) handler(req, res);
+      });
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
+      return server;
+    },
     logger: false,
     bodyLimit: opts.bodyLimit ?? JSON_BODY_LIMIT,
     return503OnClosing: true,
@@ -123,7 +136,7 @@ export async function buildApp(
   const uiDir = opts.uiDir ?? defaultUiDir();
   const indexHtml = loadIndexHtml(uiDir, prefix);
   installConnectionGuard(app, { ...DEFAULT_HTTP_LIMITS, ...opts.limits });
-  installSecurity(app, prefix, {
+  const admitsRead = installSecurity(app, prefix, {
     ...opts.security,
     loginHtml: opts.security.loginHtml ?? indexHtml,
     // The plugin-only integration routes check their own shared secret.
@@ -138,6 +151,16 @@ export async function buildApp(
   app.addHook('onClose', async () => {
     lists.close();
     answers.close();
+  });
+  fast.add(`${prefix}/api/devices`, lists.devices);
+  fast.add(`${prefix}/api/groups`, lists.groups);
+  fast.add(`${prefix}/api/scenes/editor-schema`, answers.editorSchema);
+  fast.add(`${prefix}/api/native-presets/schema`, answers.nativePresetSchema);
+  fast.add(`${prefix}/api/specials`, answers.specials);
+  fast.start(admitsRead);
+  app.addHook('preClose', (done) => {
+    fast.stop();
+    done();
   });
 
   // Until the state file is loaded, answers would be empty and changes would be lost.
@@ -185,5 +208,5 @@ export async function buildApp(
 
   if (prefix) app.get('/', (_req, reply) => reply.redirect(`${prefix}/`));
   registerUi(app, prefix, uiDir, indexHtml);
-  return { app, sse };
+  return { app, sse, fastReads: fast };
 }

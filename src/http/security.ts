@@ -6,6 +6,7 @@
  * Wrong passwords are throttled per client (429 + Retry-After).
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HostAllowList } from './host-check.ts';
 import { LoginThrottle, type ThrottleOptions } from './login-throttle.ts';
@@ -33,7 +34,7 @@ const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
 
 /** The raw cookie value: session tokens are hex, so nothing is decoded (and nothing can throw). */
-function cookieValue(req: FastifyRequest, name: string): string | null {
+function cookieValue(req: { headers: IncomingHttpHeaders }, name: string): string | null {
   const header = req.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
@@ -64,7 +65,15 @@ function tooMany(reply: FastifyReply, ms: number): FastifyReply {
     .send({ ok: false, error: `too many wrong passwords: retry in ${s} s` });
 }
 
-export function installSecurity(app: FastifyInstance, prefix: string, opts: SecurityOptions): void {
+/**
+ * For the fast read path (fast-reads.ts): true when the hook below would let this GET of
+ * an API read pass untouched — a Host this machine answers to, and no password or a live
+ * session cookie. Anything else (a Bearer token, which counts towards the throttle, a
+ * refusal, a redirect) returns false and takes the normal route through the hooks.
+ */
+export type ReadAdmission = (req: { headers: IncomingHttpHeaders }) => boolean;
+
+export function installSecurity(app: FastifyInstance, prefix: string, opts: SecurityOptions): ReadAdmission {
   const hosts = new HostAllowList(opts.allowedHosts ?? []);
   const now = opts.now ?? Date.now;
   const throttle = new LoginThrottle({ now, ...opts.throttle });
@@ -114,7 +123,14 @@ export function installSecurity(app: FastifyInstance, prefix: string, opts: Secu
     return reply.code(401).send({ ok: false, error: 'authentication required' });
   });
 
-  if (!opts.password) return;
+  const admitsRead: ReadAdmission = (req) => {
+    if (!hosts.allows(req.headers.host)) return false;
+    if (!opts.password) return true;
+    const token = cookieValue(req, COOKIE);
+    return token !== null && sessions.touch(token);
+  };
+
+  if (!opts.password) return admitsRead;
   const password = opts.password;
   const cookiePath = prefix || '/';
 
@@ -160,4 +176,5 @@ export function installSecurity(app: FastifyInstance, prefix: string, opts: Secu
       .header('Set-Cookie', `${COOKIE}=; HttpOnly; SameSite=Strict; Path=${cookiePath}; Max-Age=0`)
       .send({ ok: true, ended });
   });
+  return admitsRead;
 }

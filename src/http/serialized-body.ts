@@ -2,8 +2,12 @@
  * A JSON answer serialised once and served many times: the bytes, a weak ETag (so
  * `If-None-Match` answers 304), and gzip / brotli variants compressed lazily on the
  * first request that asks for them. Rebuilt only after `invalidate()`.
+ *
+ * Two ways out: `send` through Fastify's reply, and `sendRaw` straight onto Node's
+ * response for the fast read path (fast-reads.ts), with the same status, headers and bytes.
  */
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -17,6 +21,11 @@ interface Built {
   etag: string;
   encoded: Partial<Record<Encoding, Buffer>>;
 }
+
+/** What one request gets: 304, or the bytes with their encoding (null = identity). */
+type Answer = { status: 304 } | { status: 200; bytes: Buffer; encoding: Encoding | null };
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export class SerializedBody {
   private built: Built | null = null;
@@ -40,11 +49,39 @@ export class SerializedBody {
   /** Answers the request from the cache: 304 when the client has it, else the (compressed) bytes. */
   send(req: FastifyRequest, reply: FastifyReply): FastifyReply {
     const b = this.current();
+    const a = this.answer(b, req.headers);
     void reply.header('etag', b.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
-    if (etagMatches(req.headers['if-none-match'], b.etag)) return reply.code(304).send();
-    void reply.type('application/json; charset=utf-8');
-    const enc = b.body.length >= COMPRESS_THRESHOLD ? pickEncoding(req.headers['accept-encoding']) : null;
-    if (!enc) return reply.send(b.body);
+    if (a.status === 304) return reply.code(304).send();
+    void reply.type(JSON_TYPE);
+    if (a.encoding) void reply.header('content-encoding', a.encoding);
+    return reply.send(a.bytes);
+  }
+
+  /** The same answer as `send`, written directly to Node's response (one writeHead, one end). */
+  sendRaw(req: IncomingMessage, res: ServerResponse): void {
+    const b = this.current();
+    const a = this.answer(b, req.headers);
+    if (a.status === 304) {
+      res.writeHead(304, { etag: b.etag, 'cache-control': 'no-cache', vary: 'accept-encoding' });
+      res.end();
+      return;
+    }
+    const headers: Record<string, string | number> = {
+      'content-type': JSON_TYPE,
+      'content-length': a.bytes.length,
+      etag: b.etag,
+      'cache-control': 'no-cache',
+      vary: 'accept-encoding',
+    };
+    if (a.encoding) headers['content-encoding'] = a.encoding;
+    res.writeHead(200, headers);
+    res.end(a.bytes);
+  }
+
+  private answer(b: Built, headers: IncomingMessage['headers']): Answer {
+    if (etagMatches(headers['if-none-match'], b.etag)) return { status: 304 };
+    const enc = b.body.length >= COMPRESS_THRESHOLD ? pickEncoding(headers['accept-encoding']) : null;
+    if (!enc) return { status: 200, bytes: b.body, encoding: null };
     let bytes = b.encoded[enc];
     if (!bytes) {
       // Moderate levels: the body is recompressed after every change, not once per release.
@@ -59,7 +96,7 @@ export class SerializedBody {
           : gzipSync(b.body, { level: 6 });
       b.encoded[enc] = bytes;
     }
-    return reply.header('content-encoding', enc).send(bytes);
+    return { status: 200, bytes, encoding: enc };
   }
 }
 

@@ -7,6 +7,7 @@
  * radio parameters it reports (compared as a small string per request, because the
  * calibrated overhead in it moves with real traffic and no event announces that).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services/index.ts';
 import { SerializedBody } from './serialized-body.ts';
@@ -24,12 +25,21 @@ export class DerivedBody {
   }
 
   send(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+    this.refresh();
+    return this.body.send(req, reply);
+  }
+
+  sendRaw(req: IncomingMessage, res: ServerResponse): void {
+    this.refresh();
+    this.body.sendRaw(req, res);
+  }
+
+  private refresh(): void {
     const k = this.fingerprint();
     if (k !== this.key) {
       this.key = k;
       this.body.invalidate();
     }
-    return this.body.send(req, reply);
   }
 }
 
