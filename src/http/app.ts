@@ -185,7 +185,7 @@ export async function buildApp(
 
   await app.register(
     async (api) => {
-      await api.register(systemRoutes(svc));
+      await api.register(systemRoutes(svc, { auth: Boolean(opts.security.password) }));
       await api.register(listRoutes(lists, answers));
       await api.register(deviceRoutes(svc));
       await api.register(groupRoutes(svc));

@@ -38,6 +38,13 @@ describe('login and reconnect', () => {
       expect(new URL(page.url()).pathname).toBe('/lightnet/');
       // Only the wrong-password 401 may have been logged by the browser.
       expect(b.errors.filter((e) => !e.includes('401'))).toEqual([]);
+      // Settings → Log out ends the session: back on the login page, and the host refuses it.
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByTestId('logout').click();
+      await page.getByTestId('login').waitFor();
+      await page.goto(h.url + '/');
+      await page.getByTestId('login').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/lightnet/login');
       b.errors.length = 0;
     });
   });

@@ -95,6 +95,8 @@ export interface Health {
   warnings?: string[];
   /** The current write failure (null when writes work) and the "started empty" alarm. */
   persistence?: { error: string | null; alarm: string | null };
+  /** A password protects this host (sessions exist, so logging out means something). */
+  auth?: boolean;
 }
 
 export interface SceneProgress {

@@ -10,7 +10,7 @@ import type { AppServices } from '../../services/index.ts';
 export const withoutParserDetail = (w: string): string =>
   w.replace(/ \(.*\)(?=; )/s, ' (details in the log)');
 
-export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async (api: FastifyInstance) => {
   api.get('/health', async () => {
     const warnings: string[] = [];
     if (svc.store.alarm) warnings.push(withoutParserDetail(svc.store.alarm));
@@ -26,6 +26,8 @@ export const systemRoutes = (svc: AppServices) => async (api: FastifyInstance) =
       // Extra fields: the persistence failure now (clears when writes work again) and the
       // "started empty" alarm that stays until acknowledged.
       persistence: { error: svc.store.writeError, alarm: svc.store.alarm },
+      // Extra field: a password is set (the UI offers "Log out").
+      auth: host.auth,
     };
   });
 

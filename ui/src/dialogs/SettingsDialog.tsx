@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { apiUrl, post } from '../api.ts';
 import { saveThresholds, thresholds } from '../components/battery.ts';
 import { shortcutList } from '../keys.ts';
+import { health } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import { confirmAction } from './confirm.tsx';
 import { Modal } from './Modal.tsx';
@@ -28,6 +29,16 @@ async function restoreFrom(file: File): Promise<void> {
     toast(`Restored: ${r.devices} devices, ${r.groups} groups`);
   } catch (err) {
     toastError('Restore failed', err);
+  }
+}
+
+/** Ends this browser's session; the login page follows. */
+async function logOut(): Promise<void> {
+  try {
+    await post('logout', {});
+    location.href = apiUrl('login');
+  } catch (err) {
+    toastError('Log out failed', err);
   }
 }
 
@@ -88,6 +99,19 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
             />
           </label>
         </div>
+        {health.value?.auth && (
+          <>
+            <h3>Session</h3>
+            <p class="muted">
+              This host is password-protected. Log out ends this browser's session on the host.
+            </p>
+            <div class="buttons start">
+              <button type="button" data-testid="logout" onClick={() => void logOut()}>
+                Log out
+              </button>
+            </div>
+          </>
+        )}
         <h3>Keyboard</h3>
         <ul class="keys">
           {shortcutList().map((k) => (
