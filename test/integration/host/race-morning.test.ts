@@ -105,6 +105,39 @@ describe('race morning: the field powers up and the host restores it', () => {
     },
   );
 
+  it('a-field-switched-on-after-the-sweep-gave-up-comes-back-by-itself', { timeout: LONG }, async () => {
+    await withHost(
+      { nodes: NODES, seed: 7, overrides: { recoveryOptions: { budgetMs: 30_000 } } },
+      async (h) => {
+        const known = (await discoverAll(h, { newGroupName: 'Track' })).map((r) => r.addr);
+        const faults = h.host.sim?.fleet.faults;
+        const sse = await h.sse();
+        // The field is switched off (end of the day before); a poll finds it silent and the
+        // sweep that follows gives up after its budget.
+        for (const a of known) faults?.powerOff(a);
+        const poll = await runTask(h, '/api/status', {});
+        expect(poll.result).toMatchObject({ updated: 0 });
+        const gaveUp = await sse.waitFor(
+          'recovery',
+          (p) => !(p as Progress).active && (p as Progress).total > 0,
+          LONG,
+        );
+        expect(gaveUp.data).toMatchObject({ restored: 0, failed: known.length });
+        expect((await devices(h)).every((r) => r.state === 'offline')).toBe(true);
+        // Race morning, long after: the field powers up; its announcements start a new sweep.
+        for (const a of known) faults?.powerOn(a);
+        const back = await sse.waitFor(
+          'recovery',
+          (p) => !(p as Progress).active && (p as Progress).restored === known.length,
+          LONG,
+        );
+        expect(back.data).toMatchObject({ failed: 0, rejoining: 0 });
+        expect(boundInGroup(h, 1).sort()).toEqual([...known].sort());
+        expect((await devices(h)).every((r) => r.state === 'online' && r.groupId === 1)).toBe(true);
+      },
+    );
+  });
+
   it('host-restarted-with-the-field-restores-known-nodes', { timeout: LONG }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-race-'));
     try {
