@@ -4,29 +4,9 @@
  * caching headers), and it must never let through what the security hook refuses: an
  * unknown Host, a missing or ended session.
  */
-import http from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { rawGet, type RawBytes } from './raw-http.ts';
 import { withHost, type Harness } from '../harness.ts';
-
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function rawGet(url: string, headers: Record<string, string> = {}): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-      })
-      .on('error', reject);
-  });
-}
 
 const ROUTES = [
   '/api/devices',
@@ -38,7 +18,11 @@ const ROUTES = [
 const COMPARED = ['content-type', 'content-encoding', 'etag', 'vary', 'cache-control'] as const;
 
 /** One GET through the fast path (exact path) and one through Fastify (a query string). */
-async function both(h: Harness, route: string, headers: Record<string, string>): Promise<[Raw, Raw]> {
+async function both(
+  h: Harness,
+  route: string,
+  headers: Record<string, string>,
+): Promise<[RawBytes, RawBytes]> {
   const before = h.host.fastReads.served;
   const fast = await rawGet(h.url + route, headers);
   expect(h.host.fastReads.served, `${route} took the fast path`).toBe(before + 1);

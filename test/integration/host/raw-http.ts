@@ -2,7 +2,7 @@
  * HTTP through node:http or a bare socket, for what fetch will not send: a forged Host
  * header, oversized lines, a body that never finishes.
  */
-import { request } from 'node:http';
+import { get, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 
 export interface RawAnswer {
@@ -49,6 +49,25 @@ export function rawRequest(
     );
     req.on('error', reject);
     req.end(opts.body);
+  });
+}
+
+/** A GET whose body stays bytes (compressed answers are not decoded). */
+export interface RawBytes {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export function rawGet(url: string, headers: Record<string, string> = {}): Promise<RawBytes> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    }).on('error', reject);
   });
 }
 

@@ -3,31 +3,12 @@
  * served from serialised caches: the bytes must equal a freshly built answer after every
  * change they depend on, with ETag/304 and compression describing those same bytes.
  */
-import http from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { rawGet } from './raw-http.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { makePresets, multipartBody } from '../../fixtures/ota/builders.ts';
 
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function rawGet(url: string, headers: Record<string, string> = {}): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-      })
-      .on('error', reject);
-  });
-}
 
 const ROUTES = ['/api/scenes/editor-schema', '/api/native-presets/schema', '/api/specials'] as const;
 
