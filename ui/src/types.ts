@@ -30,18 +30,8 @@ export interface Device {
   offline_reason?: string | null;
 }
 
-/** Field recovery progress (SSE `recovery`, GET /api/recovery). */
-export interface RecoveryProgress {
-  active: boolean;
-  trigger: string | null;
-  total: number;
-  restored: number;
-  failed: number;
-  rejoining: number;
-  started_ts: number | null;
-  ended_ts: number | null;
-  budget_s: number;
-}
+/** Field recovery progress (SSE `recovery`, GET /api/recovery): the host's own type. */
+export type { RecoveryProgress } from '../../src/events.ts';
 
 export interface Group {
   id: number;
@@ -99,15 +89,8 @@ export interface Health {
   auth?: boolean;
 }
 
-export interface SceneProgress {
-  key: string;
-  index: number;
-  total: number;
-  phase: 'start' | 'end';
-  ok?: boolean;
-  error?: string;
-  action_kind: string;
-}
+/** SSE `scene_progress`: the host's own type. */
+export type { SceneProgress } from '../../src/events.ts';
 
 export interface NativePreset {
   id: number;

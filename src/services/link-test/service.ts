@@ -10,7 +10,7 @@ import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
-import { LinkStats, type LinkTestDeviceResult } from './stats.ts';
+import { LinkStats, type LinkTestResult } from './stats.ts';
 
 export const LINK_TEST_MAX_COUNT = 100;
 export const LINK_TEST_DEFAULT_COUNT = 10;
@@ -20,10 +20,7 @@ export interface LinkTestRequest {
   count?: number;
 }
 
-export interface LinkTestResult {
-  count: number;
-  devices: LinkTestDeviceResult[];
-}
+export type { LinkTestResult };
 
 interface Known {
   addr: Addr;

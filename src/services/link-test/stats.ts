@@ -18,6 +18,12 @@ export interface LinkTestDeviceResult {
   node_snr: Range | null;
 }
 
+/** The task's result (contract shape; the web UI imports these types). */
+export interface LinkTestResult {
+  count: number;
+  devices: LinkTestDeviceResult[];
+}
+
 export interface Probe {
   rttMs: number;
   hostRssi: number;

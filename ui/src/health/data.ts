@@ -1,6 +1,7 @@
 /** Shapes of the health routes (history, links, link test) and their loaders. */
 import { signal } from '@preact/signals';
 import { get } from '../api.ts';
+import type { LinkTestDeviceResult, LinkTestResult, Range } from '../../../src/services/link-test/stats.ts';
 
 export interface Series {
   ts: number[];
@@ -45,28 +46,9 @@ export interface LinkRow {
   online_ratio: number | null;
 }
 
-export interface Range {
-  min: number;
-  max: number;
-}
-
-export interface LinkTestDevice {
-  addr: string;
-  name: string;
-  sent: number;
-  received: number;
-  loss_pct: number;
-  rtt_ms: { min: number; avg: number; max: number } | null;
-  host_rssi: Range | null;
-  host_snr: Range | null;
-  node_rssi: Range | null;
-  node_snr: Range | null;
-}
-
-export interface LinkTestResult {
-  count: number;
-  devices: LinkTestDevice[];
-}
+export type { LinkTestResult, Range };
+/** One device's link-test result, as the host's task returns it. */
+export type LinkTestDevice = LinkTestDeviceResult;
 
 export const fetchHistory = (addr: string): Promise<DeviceHistory> =>
   get<DeviceHistory & { ok: boolean }>(`devices/${addr}/history`);

@@ -1,19 +1,18 @@
 /** Activity-log entries as the host serves them, the filter the page applies, and the text download (pure). */
 
-export const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LEVELS)[number];
-export const CATEGORIES = ['radio', 'task', 'ota', 'http', 'security', 'host'] as const;
-export type LogCategory = (typeof CATEGORIES)[number];
+import type { LogCategory, LogEntry, LogLevel } from '../../../src/services/logs/buffer.ts';
 
-export interface LogEntry {
-  seq: number;
-  ts: number;
-  level: LogLevel;
-  category: LogCategory;
-  device: string | null;
-  msg: string;
-  fields: Record<string, string | number | boolean | null>;
-}
+export type { LogCategory, LogEntry, LogLevel };
+/** The host's levels and categories (the type checks these lists against the host's). */
+export const LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
+export const CATEGORIES = [
+  'radio',
+  'task',
+  'ota',
+  'http',
+  'security',
+  'host',
+] as const satisfies readonly LogCategory[];
 
 export interface LogFilter {
   level: LogLevel;
