@@ -2,7 +2,9 @@
  * HTTP benchmark, one run prints everything issue 10 asks for:
  *  - req/s and p99 for GET devices, groups, master, task, the scene editor schema, the
  *    native-preset schema and specials at 2 and 32 connections (300 devices, 16 groups,
- *    no native presets in state), plus conditional (If-None-Match) and gzip variants,
+ *    no native presets in state), plus conditional (If-None-Match), gzip and browser
+ *    (`Accept-Encoding: gzip, deflate, br, zstd`) variants, measured with a lean client
+ *    that does not decode bodies (bench/load-client.ts says why not autocannon),
  *    each next to a bare node:http server replaying the same bytes (bench/bare-server.ts:
  *    the machine's ceiling) and, where the original's rate is known, the ratio to it;
  *  - start to `phase: ready` from process spawn (median of --starts spawns);
@@ -18,12 +20,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { serializeState } from '../src/state/migrations.ts';
 import { fleetState } from './fleet-state.ts';
 import { defaultMode, spawnHost, type HostProcess, type ServerMode } from './host-process.ts';
 import { sseLoad } from './sse-load.ts';
 import { record, startBareServer } from './bare-server.ts';
+import { runLoad } from './load-client.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,6 +38,7 @@ const only = (arg('only') ?? '').split(',').filter(Boolean);
 const mode = (arg('mode') as ServerMode | undefined) ?? defaultMode();
 const skipSse = process.argv.includes('--skip-sse');
 const sseTimeScale = Number(arg('sse-time-scale')) || 0.1;
+const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
 const DEVICES = 300;
 const GROUPS = 16;
 
@@ -86,6 +89,12 @@ async function cases(url: string): Promise<Case[]> {
     const etag = r.headers.get('etag');
     if (etag) out.push({ label: `${name} 304`, path: `/api/${name}`, headers: { 'if-none-match': etag } });
     out.push({ label: `${name} gzip`, path: `/api/${name}`, headers: { 'accept-encoding': 'gzip' } });
+    // What a browser sends (Chromium, Firefox): the host answers brotli.
+    out.push({
+      label: `${name} browser`,
+      path: `/api/${name}`,
+      headers: { 'accept-encoding': BROWSER_ENCODINGS },
+    });
   }
   return only.length ? out.filter((c) => only.some((o) => c.label.includes(o))) : out;
 }
@@ -98,8 +107,9 @@ function originalRate(label: string): number | null {
   return null;
 }
 
+/** The lean client (load-client.ts): it frames answers without decoding their bodies. */
 async function measure(url: string, connections: number, headers?: Record<string, string>) {
-  return autocannon({ url, connections, duration, headers });
+  return runLoad({ url, connections, durationS: duration, headers });
 }
 
 async function load(host: HostProcess): Promise<string[][]> {
@@ -118,11 +128,12 @@ async function load(host: HostProcess): Promise<string[][]> {
         let bytes = 0;
         for (let k = 0; k < runs; k++) {
           const r = await measure(host.url + c.path, connections, c.headers);
-          rps.push(r.requests.average);
-          p99.push(r.latency.p99);
-          bad += r.errors + r.timeouts + (c.label.endsWith('304') ? r['2xx'] : r.non2xx);
-          bytes = r.requests.total ? r.throughput.total / r.requests.total : 0;
-          if (connections === 32) bareRps.push((await measure(bare.url(i), connections)).requests.average);
+          rps.push(r.rps);
+          p99.push(r.p99);
+          const expected = c.label.endsWith('304') ? 304 : 200;
+          bad += r.errors + r.requests - (r.status[expected] ?? 0);
+          bytes = r.bytesPerResponse;
+          if (connections === 32) bareRps.push((await measure(bare.url(i), connections)).rps);
         }
         const original = originalRate(c.label);
         const ours = median(rps);
@@ -187,7 +198,7 @@ async function main(): Promise<void> {
 
   console.log(
     `\nHTTP benchmark: host = ${mode === 'dist' ? 'node dist/server/main.js (built JS)' : 'node --import tsx src/main.ts'}, ` +
-      `${DEVICES} devices / ${GROUPS} groups in state, simulator (12 nodes); autocannon ${duration} s per cell, ` +
+      `${DEVICES} devices / ${GROUPS} groups in state, simulator (12 nodes); lean keep-alive client (bench/load-client.ts) ${duration} s per cell, ` +
       `median of ${runs} run(s), loopback, load average at start ${load0}, ${(await import('node:os')).cpus().length} cores\n`,
   );
   table(
