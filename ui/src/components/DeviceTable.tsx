@@ -2,7 +2,7 @@
  * The device table: sortable columns, search, multi-select (click, shift-click for a
  * range, header box for every row the filter shows). Only the rows in view (plus a few
  * above and below) are in the DOM, so 1 000 devices open, sort and scroll as fast as
- * 30: the rows have one fixed height, padding stands in for the rest. The filtered and
+ * 30: the rows have one fixed height, a spacer row above and below stands in for the rest. The filtered and
  * sorted list is a computed signal, recomputed only when its inputs change (not on a
  * selection click). Rows only re-render when their device object changes.
  */
@@ -73,7 +73,7 @@ function toggle(addr: string, shift: boolean): void {
 }
 
 /** Rows drawn above and below the visible ones (keyboard focus and fast flicks). */
-const OVERSCAN = 10;
+const OVERSCAN = 4;
 /** The window moves in steps of this many rows: fewer re-renders while scrolling. */
 const STEP = 5;
 
@@ -108,6 +108,21 @@ function useWindow(rowH: number) {
   return { wrap, first, viewH };
 }
 
+/**
+ * Stands in for the rows not drawn. A row inside the table, not padding around it: when
+ * the window moves, the rows that stay keep their place in the table, so the browser
+ * neither lays them out nor repaints them again (padding moved the table and with it
+ * every row, which repainted the whole table on every scrolled frame).
+ */
+function Spacer({ height, span }: { height: number; span: number }) {
+  if (height <= 0) return null;
+  return (
+    <tr class="spacer" aria-hidden="true">
+      <td colSpan={span} style={{ height: `${height}px` }} />
+    </tr>
+  );
+}
+
 export function DeviceTable({ rows }: { rows: Device[] }) {
   const sel = selection.value;
   const now = nowS.value;
@@ -121,11 +136,14 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const { wrap, first: rawFirst, viewH } = useWindow(rowH);
   const tbody = useRef<HTMLTableSectionElement>(null);
   currentRows = rows;
-  // The real row height (fonts, touch-sized buttons on tablets) once a row is drawn.
+  // The real row height (fonts, touch-sized buttons on tablets) once a row is drawn, and
+  // again when the columns change. Not on every render: the read forces a synchronous
+  // style and layout pass, which while scrolling costs as much as the frame itself.
+  const hasRows = rows.length > 0;
   useLayoutEffect(() => {
-    const h = tbody.current?.firstElementChild?.getBoundingClientRect().height;
+    const h = tbody.current?.querySelector('tr[data-addr]')?.getBoundingClientRect().height;
     if (h && Math.abs(h - rowH) > 0.5) setRowH(h);
-  });
+  }, [hasRows, colKeys, viewH]);
   const count = Math.ceil(viewH / rowH) + 2 * OVERSCAN + STEP;
   const first = Math.min(rawFirst, Math.max(0, rows.length - count));
   const shown = rows.slice(first, first + count);
@@ -152,7 +170,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
   return (
     <div class="table-wrap" ref={wrap}>
-      <div style={{ paddingTop: `${padTop}px`, paddingBottom: `${padBottom}px` }}>
+      <div>
         <table class="devices" data-testid="device-table" style={{ minWidth: `${minRem}rem` }}>
           <colgroup>
             <col class="chk" />
@@ -193,6 +211,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
             </tr>
           </thead>
           <tbody ref={tbody}>
+            <Spacer key="above" height={padTop} span={cols.length + 1} />
             {shown.map((d) => (
               <Row
                 key={d.addr}
@@ -207,6 +226,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
                 onToggle={toggle}
               />
             ))}
+            <Spacer key="below" height={padBottom} span={cols.length + 1} />
           </tbody>
         </table>
       </div>
