@@ -3,7 +3,9 @@
  * against the real host, at 300 and 1 000 stored devices, 1280×800:
  *  - open → rows rendered (navigation start to the first device row, median of --runs),
  *  - sort click, select-all click, one filter keystroke (input → next frame painted),
- *  - scrolling the table to the end: long tasks over 50 ms, worst and mean frame,
+ *  - scrolling the table to the end (script-set scrollTop, a third of the box per frame)
+ *    and back to the top (mouse-wheel input, as a user scrolls): long tasks over 50 ms,
+ *    worst and mean frame,
  *  - Blackout click → first off frame received by the simulated gateway (p99 of
  *    --clicks), idle and while a 300-node status poll runs.
  * Prints tables; asserts nothing. Builds the UI first unless --no-build.
@@ -117,6 +119,34 @@ const PAGE_HELPERS = String.raw`
         frames: frames.length,
       };
     },
+    // For the wheel scroll driven from outside: records long tasks and frames until stopped.
+    watchFrames() {
+      const w = { long: [], frames: [], stop: false };
+      w.obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => w.long.push(e.duration)));
+      w.obs.observe({ type: 'longtask', buffered: false });
+      let last = performance.now();
+      const tick = () => {
+        const now = performance.now();
+        w.frames.push(now - last);
+        last = now;
+        if (!w.stop) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+      window.__watch = w;
+    },
+    async endWatch() {
+      await new Promise((r) => setTimeout(r, 100));
+      const w = window.__watch;
+      w.stop = true;
+      w.obs.disconnect();
+      return {
+        longMax: w.long.length ? Math.max(...w.long) : 0,
+        longCount: w.long.length,
+        frameMax: Math.max(...w.frames),
+        frameMean: w.frames.reduce((a, b) => a + b, 0) / Math.max(1, w.frames.length),
+        frames: w.frames.length,
+      };
+    },
     clickBlackout() {
       const t = performance.timeOrigin + performance.now();
       document.querySelector('[data-testid=blackout]').click();
@@ -169,6 +199,28 @@ interface ScrollFigures {
   cpuPerFrame?: number;
 }
 
+/**
+ * The table scrolled back to the top by mouse-wheel input (what a user does: the browser
+ * scrolls, no script sets scrollTop), one notch of a third of the box per event, up to
+ * 150 events; the page records long tasks and frames meanwhile.
+ */
+async function wheelScroll(page: Page, cpu: Cpu): Promise<ScrollFigures> {
+  const box = await page.locator('.table-wrap').boundingBox();
+  if (!box) throw new Error('no table box');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const notch = Math.max(40, Math.round(box.height / 3));
+  const c0 = await cpu();
+  await inPage(page, 'window.__bench.watchFrames()');
+  for (let i = 0; i < 150; i++) {
+    await page.mouse.wheel(0, -notch);
+    if (i % 10 === 9 && (await inPage<number>(page, "document.querySelector('.table-wrap').scrollTop")) <= 0)
+      break;
+  }
+  const f = await inPage<ScrollFigures>(page, 'window.__bench.endWatch()');
+  f.cpuPerFrame = ((await cpu()) - c0) / Math.max(1, f.frames);
+  return f;
+}
+
 interface Sample {
   wall: number;
   cpu: number;
@@ -181,6 +233,7 @@ interface TableFigures {
   selectAll: Sample[];
   filter: Sample[];
   scroll: ScrollFigures;
+  wheel: ScrollFigures;
 }
 
 async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableFigures> {
@@ -189,7 +242,15 @@ async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableF
     await writeFile(join(dataDir, 'state.json'), stateFor(n));
     return await withHost({ nodes: 0, dataDir }, async (h) => {
       const page = b.page;
-      const f: TableFigures = { n, open: [], sort: [], selectAll: [], filter: [], scroll: null! };
+      const f: TableFigures = {
+        n,
+        open: [],
+        sort: [],
+        selectAll: [],
+        filter: [],
+        scroll: null!,
+        wheel: null!,
+      };
       for (let i = 0; i < runs; i++) f.open.push(await measured(cpu, () => tableOpen(page, h.url + '/', n)));
       const after = (js: string) =>
         measured(cpu, () => inPage<number>(page, `window.__bench.frameAfter(() => { ${js} })`));
@@ -208,6 +269,7 @@ async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableF
       const c0 = await cpu();
       f.scroll = await inPage<ScrollFigures>(page, 'window.__bench.scroll()');
       f.scroll.cpuPerFrame = ((await cpu()) - c0) / Math.max(1, f.scroll.frames);
+      f.wheel = await wheelScroll(page, cpu);
       return f;
     });
   } finally {
@@ -285,6 +347,8 @@ async function main(): Promise<void> {
         'filter key': cell(f.filter),
         'scroll long tasks': `${f.scroll.longCount} (max ${fmt(f.scroll.longMax)})`,
         'scroll frame mean/max (cpu)': `${fmt(f.scroll.frameMean)} / ${fmt(f.scroll.frameMax)} (${fmt(f.scroll.cpuPerFrame ?? NaN)})`,
+        'wheel long tasks': `${f.wheel.longCount} (max ${fmt(f.wheel.longMax)})`,
+        'wheel frame mean/max (cpu)': `${fmt(f.wheel.frameMean)} / ${fmt(f.wheel.frameMax)} (${fmt(f.wheel.cpuPerFrame ?? NaN)})`,
       })),
     );
     if (!process.argv.includes('--skip-blackout')) {
