@@ -111,10 +111,29 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   return false;
 }
 
+/**
+ * Parsed Accept-Encoding values: a handful of browsers send the same few strings on every
+ * request, so each is parsed once. Bounded: a client sending ever new strings only empties it.
+ */
+const picked = new Map<string, Encoding | null>();
+const PICKED_MAX = 64;
+/** Real browsers send under 50 characters; longer values are parsed every time, not kept. */
+const PICKED_KEY_MAX = 200;
+
 /** br or gzip when the client accepts it (q > 0), br first; null for identity. */
 export function pickEncoding(header: string | string[] | undefined): Encoding | null {
   if (!header) return null;
   const text = Array.isArray(header) ? header.join(',') : header;
+  const known = picked.get(text);
+  if (known !== undefined) return known;
+  const enc = parseAcceptEncoding(text);
+  if (text.length > PICKED_KEY_MAX) return enc;
+  if (picked.size >= PICKED_MAX) picked.clear();
+  picked.set(text, enc);
+  return enc;
+}
+
+function parseAcceptEncoding(text: string): Encoding | null {
   const q = new Map<string, number>();
   for (const part of text.split(',')) {
     const [name = '', ...params] = part.trim().toLowerCase().split(';');

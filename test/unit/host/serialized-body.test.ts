@@ -23,6 +23,20 @@ describe('serialized body helpers', () => {
     expect(pickEncoding(['deflate', 'gzip'])).toBe('gzip');
   });
 
+  it('accept-encoding-answers-stay-the-same-once-remembered-and-past-the-memo-bound', () => {
+    // Twice each: the second answer comes from the memo and must equal the first.
+    for (let round = 0; round < 2; round++) {
+      expect(pickEncoding('br;q=0, gzip')).toBe('gzip');
+      expect(pickEncoding('gzip;q=0')).toBeNull();
+    }
+    // More distinct values than the memo holds, and one too long to keep.
+    for (let i = 0; i < 100; i++) expect(pickEncoding(`gzip;q=0.${(i % 9) + 1}, x-${i}`)).toBe('gzip');
+    const long = `${'x-enc, '.repeat(60)}br`;
+    expect(pickEncoding(long)).toBe('br');
+    expect(pickEncoding(long)).toBe('br');
+    expect(pickEncoding('gzip;q=0')).toBeNull();
+  });
+
   it('serialises-once-until-invalidated', () => {
     let n = 0;
     const body = new SerializedBody(() => JSON.stringify({ n: ++n }));
