@@ -3,8 +3,9 @@
  *  - req/s and p99 for GET devices, groups, master, task, the scene editor schema, the
  *    native-preset schema and specials at 2 and 32 connections (300 devices, 16 groups,
  *    no native presets in state), plus conditional (If-None-Match), gzip and browser
- *    (`Accept-Encoding: gzip, deflate, br, zstd`) variants, measured with a lean client
- *    that does not decode bodies (bench/load-client.ts says why not autocannon),
+ *    (`Accept-Encoding: gzip, deflate, br, zstd`) variants, measured with wrk when it is
+ *    installed, else a lean JavaScript client (bench/load-client.ts says why, and why not
+ *    autocannon),
  *    each next to a bare node:http server replaying the same bytes (bench/bare-server.ts:
  *    the machine's ceiling) and, where the original's rate is known, the ratio to it;
  *  - start to `phase: ready` from process spawn (median of --starts spawns);
@@ -25,7 +26,7 @@ import { fleetState } from './fleet-state.ts';
 import { defaultMode, spawnHost, type HostProcess, type ServerMode } from './host-process.ts';
 import { sseLoad } from './sse-load.ts';
 import { record, startBareServer } from './bare-server.ts';
-import { runLoad } from './load-client.ts';
+import { loadClient, runLoad } from './load-client.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -108,8 +109,8 @@ function originalRate(label: string): number | null {
 }
 
 /** The lean client (load-client.ts): it frames answers without decoding their bodies. */
-async function measure(url: string, connections: number, headers?: Record<string, string>) {
-  return runLoad({ url, connections, durationS: duration, headers });
+async function measure(url: string, connections: number, headers?: Record<string, string>, expect = 200) {
+  return runLoad({ url, connections, durationS: duration, headers, expect });
 }
 
 async function load(host: HostProcess): Promise<string[][]> {
@@ -127,11 +128,11 @@ async function load(host: HostProcess): Promise<string[][]> {
         let bad = 0;
         let bytes = 0;
         for (let k = 0; k < runs; k++) {
-          const r = await measure(host.url + c.path, connections, c.headers);
+          const expect = c.label.endsWith('304') ? 304 : 200;
+          const r = await measure(host.url + c.path, connections, c.headers, expect);
           rps.push(r.rps);
           p99.push(r.p99);
-          const expected = c.label.endsWith('304') ? 304 : 200;
-          bad += r.errors + r.requests - (r.status[expected] ?? 0);
+          bad += r.errors + r.unexpected;
           bytes = r.bytesPerResponse;
           if (connections === 32) bareRps.push((await measure(bare.url(i), connections)).rps);
         }
@@ -198,7 +199,7 @@ async function main(): Promise<void> {
 
   console.log(
     `\nHTTP benchmark: host = ${mode === 'dist' ? 'node dist/server/main.js (built JS)' : 'node --import tsx src/main.ts'}, ` +
-      `${DEVICES} devices / ${GROUPS} groups in state, simulator (12 nodes); lean keep-alive client (bench/load-client.ts) ${duration} s per cell, ` +
+      `${DEVICES} devices / ${GROUPS} groups in state, simulator (12 nodes); client ${loadClient() === 'wrk' ? 'wrk (1 thread)' : 'the lean JavaScript one (install wrk: it bounds these figures)'}, ${duration} s per cell, ` +
       `median of ${runs} run(s), loopback, load average at start ${load0}, ${(await import('node:os')).cpus().length} cores\n`,
   );
   table(
