@@ -9,7 +9,6 @@ import { rawGet } from './raw-http.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { makePresets, multipartBody } from '../../fixtures/ota/builders.ts';
 
-
 const ROUTES = ['/api/scenes/editor-schema', '/api/native-presets/schema', '/api/specials'] as const;
 
 function fresh(h: Harness, route: (typeof ROUTES)[number]): string {
