@@ -82,10 +82,20 @@ describe('health and log pages', () => {
     await withHost({ nodes: 6, seed: 5, overrides: { history: { bucketS: 0 } } }, async (h) => {
       await discoverAll(h);
       const [first, silent] = simAddrs(h) as [string, string];
-      await runTask(h, '/api/status', {});
-      await runTask(h, '/api/status', {});
+      const nodeSamples = async (): Promise<number> =>
+        (
+          await h.get<{ samples: { node_rssi: (number | null)[] } }>(`/api/devices/${first}/history`)
+        ).body.samples.node_rssi.filter((v) => v !== null).length;
+      // Polls until the device was heard both ways three times: a reply lost on the
+      // simulated air (its link is seeded, the timing on a loaded machine is not) costs
+      // one more poll, not the test.
+      for (let polls = 0; polls < 8 && (await nodeSamples()) < 2; polls++)
+        await runTask(h, '/api/status', {});
       h.host.sim?.fleet.faults.silence(silent);
-      await runTask(h, '/api/status', {});
+      // At least one poll after the silence, so that device is called offline.
+      let after = 0;
+      do await runTask(h, '/api/status', {});
+      while (++after < 4 && (await nodeSamples()) < 3);
       const page = b.page;
       await page.goto(h.url + '/health');
       await page.getByRole('heading', { name: 'Fleet health' }).waitFor();
