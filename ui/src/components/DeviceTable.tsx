@@ -72,10 +72,12 @@ function toggle(addr: string, shift: boolean): void {
   selection.value = next;
 }
 
-/** Rows drawn above and below the visible ones (keyboard focus and fast flicks). */
+/**
+ * Rows drawn above and below the visible ones (keyboard focus and fast flicks). The
+ * window follows the scroll row by row: a slow scroll mounts a row or two per frame
+ * instead of a batch every few frames, which kept the worst frames lower.
+ */
 const OVERSCAN = 4;
-/** The window moves in steps of this many rows: fewer re-renders while scrolling. */
-const STEP = 5;
 
 /** First row index to draw and the box height, following the scroll box. */
 function useWindow(rowH: number) {
@@ -91,7 +93,7 @@ function useWindow(rowH: number) {
     const update = () => {
       frame = 0;
       const top = Math.max(0, Math.floor(el.scrollTop / rowHRef.current) - OVERSCAN);
-      setFirst(Math.floor(top / STEP) * STEP);
+      setFirst(top);
     };
     const onScroll = () => {
       if (!frame) frame = requestAnimationFrame(update);
@@ -144,7 +146,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
     const h = tbody.current?.querySelector('tr[data-addr]')?.getBoundingClientRect().height;
     if (h && Math.abs(h - rowH) > 0.5) setRowH(h);
   }, [hasRows, colKeys, viewH]);
-  const count = Math.ceil(viewH / rowH) + 2 * OVERSCAN + STEP;
+  const count = Math.ceil(viewH / rowH) + 2 * OVERSCAN;
   const first = Math.min(rawFirst, Math.max(0, rows.length - count));
   const shown = rows.slice(first, first + count);
   const padTop = first * rowH;
