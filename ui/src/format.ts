@@ -1,4 +1,5 @@
 /** Pure formatting and classification helpers (no DOM), unit-tested. */
+import { batteryState, cellCount, DEFAULT_WARN_PER_CELL_V } from './common/battery-cells.ts';
 
 export type Level = 'good' | 'warn' | 'bad' | 'none';
 
@@ -17,30 +18,14 @@ export interface BatteryThresholds {
   /** Warn below this voltage per cell; "bad" 0.1 V per cell lower. */
   warnPerCell: number;
 }
-export const DEFAULT_BATTERY: BatteryThresholds = { warnPerCell: 3.4 };
+export const DEFAULT_BATTERY: BatteryThresholds = { warnPerCell: DEFAULT_WARN_PER_CELL_V };
 
-/** Pack sizes seen on gates and start blocks (5S is rare; it reads as a full 4S or an empty 6S). */
-const PACKS = [1, 2, 3, 4, 6];
-/** A LiPo cell never reads above this (HV cells charge to 4.35 V). */
-const CELL_MAX_V = 4.35;
-
-/**
- * Cells in series judged from the voltage: the smallest usual pack whose cells would
- * not read above 4.35 V (3.3–4.2 V → 1S, 7.6 V → 2S, 22.8 V → 6S). 0 mV → 0.
- */
-export function cellCount(mV: number): number {
-  if (!mV) return 0;
-  const v = mV / 1000;
-  return PACKS.find((n) => v / n <= CELL_MAX_V) ?? 6;
-}
+/** Cells in series judged from the voltage (the rule lives in common/battery-cells.ts). */
+export { cellCount };
 
 /** Per-cell judgement of a pack: a single cell at 3.7 V is as healthy as 2S at 7.4 V. */
 export function batteryLevel(mV: number, t: BatteryThresholds = DEFAULT_BATTERY): Level {
-  if (!mV) return 'none';
-  const perCell = mV / 1000 / cellCount(mV);
-  if (perCell < t.warnPerCell - 0.1) return 'bad';
-  if (perCell < t.warnPerCell) return 'warn';
-  return 'good';
+  return batteryState(mV, t.warnPerCell).level;
 }
 
 /** LoRa RSSI at the default settings: better than -90 good, to -105 fair, else poor. */

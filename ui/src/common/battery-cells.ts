@@ -5,8 +5,8 @@
  * 6S pack at 19.8 V (3.3 V/cell) is low. Pure, unit-tested; the health table, the alert
  * list, the CSV export and the device detail all judge batteries through this.
  *
- * Same rule and names as the device table's `cellCount`/`batteryLevel` (issue 20, the
- * other half); `warnPerCellOf` is the one place that reads the stored thresholds.
+ * The one home of the rule: the device table's `batteryLevel` (format.ts) is this
+ * function's level; `warnPerCellOf` is the one place that reads the stored thresholds.
  */
 import type { BatteryThresholds, Level } from '../format.ts';
 
