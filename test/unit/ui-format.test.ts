@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { batteryLevel, cellCount } from '../../ui/src/common/battery-cells.ts';
 import {
-  batteryLevel,
-  cellCount,
   capsSummary,
   compareValues,
   flagNames,

@@ -1,5 +1,4 @@
 /** Pure formatting and classification helpers (no DOM), unit-tested. */
-import { batteryState, cellCount, DEFAULT_WARN_PER_CELL_V } from './common/battery-cells.ts';
 
 export type Level = 'good' | 'warn' | 'bad' | 'none';
 
@@ -12,20 +11,6 @@ export function formatMac(fullMac: string | null | undefined, addr: string): str
 /** Millivolts → "7.9 V" (cut, not rounded: a pack never reads fuller than it is); 0 = not reported. */
 export function formatVolts(mV: number): string {
   return mV > 0 ? `${(Math.floor(mV / 100) / 10).toFixed(1)} V` : '—';
-}
-
-export interface BatteryThresholds {
-  /** Warn below this voltage per cell; "bad" 0.1 V per cell lower. */
-  warnPerCell: number;
-}
-export const DEFAULT_BATTERY: BatteryThresholds = { warnPerCell: DEFAULT_WARN_PER_CELL_V };
-
-/** Cells in series judged from the voltage (the rule lives in common/battery-cells.ts). */
-export { cellCount };
-
-/** Per-cell judgement of a pack: a single cell at 3.7 V is as healthy as 2S at 7.4 V. */
-export function batteryLevel(mV: number, t: BatteryThresholds = DEFAULT_BATTERY): Level {
-  return batteryState(mV, t.warnPerCell).level;
 }
 
 /** LoRa RSSI at the default settings: better than -90 good, to -105 fair, else poor. */

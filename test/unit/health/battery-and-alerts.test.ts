@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { batteryState, cellCount, warnPerCellOf } from '../../../ui/src/common/battery-cells.ts';
+import {
+  batteryState,
+  cellCount,
+  DEFAULT_BATTERY,
+  warnPerCellOf,
+} from '../../../ui/src/common/battery-cells.ts';
 import { computeAlerts, fleetFirmware, pruneAcks } from '../../../ui/src/health/alerts.ts';
 import { csvCell, toCsv } from '../../../ui/src/health/csv.ts';
-import { DEFAULT_BATTERY } from '../../../ui/src/format.ts';
 import type { Device } from '../../../ui/src/types.ts';
 
 const dev = (o: Partial<Device>): Device => ({

@@ -5,10 +5,10 @@
  * 6S pack at 19.8 V (3.3 V/cell) is low. Pure, unit-tested; the health table, the alert
  * list, the CSV export and the device detail all judge batteries through this.
  *
- * The one home of the rule: the device table's `batteryLevel` (format.ts) is this
- * function's level; `warnPerCellOf` is the one place that reads the stored thresholds.
+ * The one home of the rule (the device table, its dialogs and the health views all judge
+ * through here); `warnPerCellOf` is the one place that reads the stored thresholds.
  */
-import type { BatteryThresholds, Level } from '../format.ts';
+import type { Level } from '../format.ts';
 
 /** Pack sizes seen on gates and start blocks (5S is rare; it reads as a full 4S or an empty 6S). */
 const PACKS = [1, 2, 3, 4, 6];
@@ -17,6 +17,12 @@ const CELL_MAX_V = 4.35;
 /** Below the warning level by this much per cell is critical. */
 const BAD_MARGIN_PER_CELL_V = 0.1;
 export const DEFAULT_WARN_PER_CELL_V = 3.4;
+
+export interface BatteryThresholds {
+  /** Warn below this voltage per cell; "bad" 0.1 V per cell lower. */
+  warnPerCell: number;
+}
+export const DEFAULT_BATTERY: BatteryThresholds = { warnPerCell: DEFAULT_WARN_PER_CELL_V };
 
 export interface BatteryState {
   /** Inferred cells in series; 0 when no voltage is reported. */
@@ -45,4 +51,9 @@ export function batteryState(mV: number, warnPerCell = DEFAULT_WARN_PER_CELL_V):
   const level: Level =
     perCellV < warnPerCell - BAD_MARGIN_PER_CELL_V ? 'bad' : perCellV < warnPerCell ? 'warn' : 'good';
   return { cells, perCellV, level };
+}
+
+/** The level alone, for the device table and its dialogs. */
+export function batteryLevel(mV: number, t: BatteryThresholds = DEFAULT_BATTERY): Level {
+  return batteryState(mV, t.warnPerCell).level;
 }

@@ -9,17 +9,8 @@ import type { ComponentChildren } from 'preact';
 import { Component } from 'preact';
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
-import {
-  batteryLevel,
-  cellCount,
-  flagNames,
-  formatMac,
-  formatVolts,
-  hex2,
-  relativeTime,
-  rssiLevel,
-  snrLevel,
-} from '../format.ts';
+import { batteryLevel, cellCount } from '../common/battery-cells.ts';
+import { flagNames, formatMac, formatVolts, hex2, relativeTime, rssiLevel, snrLevel } from '../format.ts';
 import { effectNames, groupsById } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device } from '../types.ts';

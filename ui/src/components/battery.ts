@@ -1,6 +1,6 @@
 /** Battery thresholds (browser storage: the host has no settings route) and the low list. */
 import { computed, signal } from '@preact/signals';
-import { batteryLevel, DEFAULT_BATTERY, type BatteryThresholds } from '../format.ts';
+import { batteryLevel, DEFAULT_BATTERY, type BatteryThresholds } from '../common/battery-cells.ts';
 import { devices } from '../store.ts';
 
 function loadThresholds(): BatteryThresholds {

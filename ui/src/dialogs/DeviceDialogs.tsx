@@ -1,7 +1,8 @@
 /** Devices-page dialogs: discover, new group, re-sync groups, low battery (control: ControlDialog.tsx). */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
-import { batteryLevel, cellCount, formatMac, formatVolts } from '../format.ts';
+import { batteryLevel, cellCount } from '../common/battery-cells.ts';
+import { formatMac, formatVolts } from '../format.ts';
 import { groups, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
