@@ -2,9 +2,10 @@
  * The device table: sortable columns, search, multi-select (click, shift-click for a
  * range, header box for every row the filter shows). Only the rows in view (plus a few
  * above and below) are in the DOM, so 1 000 devices open, sort and scroll as fast as
- * 30: the rows have one fixed height, a spacer row above and below stands in for the rest. The filtered and
- * sorted list is a computed signal, recomputed only when its inputs change (not on a
- * selection click). Rows only re-render when their device object changes.
+ * 30: the rows have one fixed height, and a spacer row above and below stands in for
+ * the rest. The filtered and sorted list is a computed signal, recomputed only when its
+ * inputs change (not on a selection click). Rows only re-render when their device
+ * object changes.
  */
 import { computed, signal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -75,7 +76,7 @@ function toggle(addr: string, shift: boolean): void {
 /**
  * Rows drawn above and below the visible ones (keyboard focus and fast flicks). The
  * window follows the scroll row by row: a slow scroll mounts a row or two per frame
- * instead of a batch every few frames, which kept the worst frames lower.
+ * instead of a batch of five every few frames, so the work is spread over the frames.
  */
 const OVERSCAN = 4;
 
@@ -112,9 +113,8 @@ function useWindow(rowH: number) {
 
 /**
  * Stands in for the rows not drawn. A row inside the table, not padding around it: when
- * the window moves, the rows that stay keep their place in the table, so the browser
- * neither lays them out nor repaints them again (padding moved the table and with it
- * every row, which repainted the whole table on every scrolled frame).
+ * the window moves, the rows that stay keep their place in the table (padding moved the
+ * table, and every row's position in it, on every scrolled frame).
  */
 function Spacer({ height, span }: { height: number; span: number }) {
   if (height <= 0) return null;
