@@ -108,7 +108,7 @@ function originalRate(label: string): number | null {
   return null;
 }
 
-/** The lean client (load-client.ts): it frames answers without decoding their bodies. */
+/** One cell of load (load-client.ts: wrk when installed, else the lean JavaScript client). */
 async function measure(url: string, connections: number, headers?: Record<string, string>, expect = 200) {
   return runLoad({ url, connections, durationS: duration, headers, expect });
 }
