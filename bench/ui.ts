@@ -10,11 +10,14 @@
  *    --clicks), idle and while a 300-node status poll runs.
  * Prints tables; asserts nothing. Builds the UI first unless --no-build.
  *
- *   npx tsx bench/ui.ts [-- --runs 5 --clicks 30 --sizes 300,1000 --no-build --skip-blackout]
+ * `--trace DIR` also writes a chromium trace of each scroll (DIR/scroll-N.json, for
+ * chrome://tracing or the DevTools performance panel) to see what a long task did.
+ *
+ *   npx tsx bench/ui.ts [-- --runs 5 --clicks 30 --sizes 300,1000 --no-build --skip-blackout --trace DIR]
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { build } from 'vite';
 import { newDevice } from '../src/domain/model.ts';
@@ -30,6 +33,7 @@ const arg = (name: string): string | undefined => {
 const runs = Number(arg('runs')) || 5;
 const clicks = Number(arg('clicks')) || 30;
 const sizes = (arg('sizes') ?? '300,1000').split(',').map(Number);
+const traceDir = arg('trace');
 
 type Page = BrowserHandle['page'];
 
@@ -66,7 +70,7 @@ function stateFor(n: number): string {
 const PAGE_HELPERS = String.raw`
 (() => {
   const mark = () => {
-    if (document.querySelector('table.devices tbody tr[data-addr]')) {
+    if (document.querySelector('[data-testid=device-table] [role=row][data-addr]')) {
       window.__rowsAt = performance.now();
       return true;
     }
@@ -90,7 +94,7 @@ const PAGE_HELPERS = String.raw`
       el.dispatchEvent(new Event('input', { bubbles: true }));
     },
     sortBy(label) {
-      [...document.querySelectorAll('table.devices thead button.sort')]
+      [...document.querySelectorAll('[data-testid=device-table] .dt-head button.sort')]
         .find((b) => b.textContent.startsWith(label))
         .click();
     },
@@ -185,9 +189,30 @@ async function measured(cpu: Cpu, run: () => Promise<number>): Promise<{ wall: n
 async function tableOpen(page: Page, url: string, n: number): Promise<number> {
   await page.goto(url);
   await page.locator('.title-row', { hasText: `${n} shown` }).waitFor({ timeout: 60_000 });
-  await page.locator('table.devices tbody tr[data-addr]').first().waitFor();
+  await page.locator('[data-testid=device-table] [role=row][data-addr]').first().waitFor();
   return inPage<number>(page, 'window.__bench.rowsPainted()');
 }
+
+/** Starts a chromium trace of the page; the returned function ends it and writes it out. */
+async function startTrace(b: BrowserHandle): Promise<(file: string) => Promise<void>> {
+  const cdp = await b.context.newCDPSession(b.page);
+  const events: unknown[] = [];
+  cdp.on('Tracing.dataCollected', (e: { value: unknown[] }) => events.push(...e.value));
+  await cdp.send('Tracing.start', {
+    traceConfig: {
+      includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink'],
+    },
+  });
+  return async (file) => {
+    const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
+    await cdp.send('Tracing.end');
+    await done;
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify({ traceEvents: events }));
+    await cdp.detach();
+  };
+}
+
 
 interface ScrollFigures {
   longMax: number;
@@ -266,10 +291,12 @@ async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableF
         f.filter.push(await after(`__bench.search(${JSON.stringify(q)})`));
         await after(`__bench.search('')`);
       }
+      const stopTrace = traceDir ? await startTrace(b) : null;
       const c0 = await cpu();
       f.scroll = await inPage<ScrollFigures>(page, 'window.__bench.scroll()');
       f.scroll.cpuPerFrame = ((await cpu()) - c0) / Math.max(1, f.scroll.frames);
       f.wheel = await wheelScroll(page, cpu);
+      if (stopTrace) await stopTrace(join(traceDir!, `scroll-${n}.json`));
       return f;
     });
   } finally {

@@ -63,7 +63,7 @@ describe('devices page', () => {
       await discover.getByRole('button', { name: 'Close' }).first().click();
       expect(await sidebarMatchesHost(h, page, 'Start Gate')).toBeGreaterThan(0);
       await page
-        .locator('table.devices tbody tr')
+        .locator('[data-testid=device-table] [role=row][data-addr]')
         .nth(found - 1)
         .waitFor();
       await b.shot('02-devices-after-discover');
@@ -77,7 +77,7 @@ describe('devices page', () => {
       await finish.getByText('0 / 0').waitFor();
 
       // Move two devices there (confirmed), and watch the counts follow.
-      const rows = page.locator('table.devices tbody tr');
+      const rows = page.locator('[data-testid=device-table] [role=row][data-addr]');
       await rows.nth(0).locator('input[type=checkbox]').click();
       await rows.nth(1).locator('input[type=checkbox]').click();
       await page.getByTestId('selected-count').getByText('2 selected').waitFor();
@@ -109,7 +109,10 @@ describe('devices page', () => {
         .click();
       await rows.nth(0).locator('input[aria-label^="New name"]').fill('Finish Left');
       await rows.nth(0).locator('input[aria-label^="New name"]').press('Enter');
-      await page.locator('table.devices').getByRole('button', { name: 'Finish Left', exact: true }).waitFor();
+      await page
+        .getByTestId('device-table')
+        .getByRole('button', { name: 'Finish Left', exact: true })
+        .waitFor();
 
       // Control the group (nothing selected → the current group).
       await page.getByRole('button', { name: 'Clear selection' }).click();
@@ -124,7 +127,10 @@ describe('devices page', () => {
       await control.getByRole('button', { name: 'Close' }).first().click();
 
       // Locate by clicking a name; status poll of everything.
-      await page.locator('table.devices').getByRole('button', { name: 'Finish Left', exact: true }).click();
+      await page
+        .getByTestId('device-table')
+        .getByRole('button', { name: 'Finish Left', exact: true })
+        .click();
       await toast(page, 'Locating Finish Left…');
       await page.locator('.group-row', { hasText: 'All devices' }).locator('.group-main').click();
       await page.getByRole('button', { name: 'Status: all' }).click();
@@ -157,7 +163,7 @@ describe('devices page', () => {
       const total = (await h.get<{ devices: unknown[] }>('/api/devices')).body.devices.length;
       await expect.poll(() => rows.count()).toBe(total);
       await page.getByRole('button', { name: /^Name/ }).click();
-      await page.locator('th[aria-sort=descending]', { hasText: 'Name' }).waitFor();
+      await page.locator('[role=columnheader][aria-sort=descending]', { hasText: 'Name' }).waitFor();
 
       // Rename, then delete the group (confirmed): its devices fall back to Unconfigured.
       await finish.getByRole('button', { name: 'Rename group Finish Line' }).click();
@@ -188,7 +194,7 @@ describe('devices page', () => {
       await withHost({ nodes: 4, dataDir }, async (h) => {
         const page = b.page;
         await page.goto(h.url + '/');
-        const rows = page.locator('table.devices tbody tr');
+        const rows = page.locator('[data-testid=device-table] [role=row][data-addr]');
         // Only the rows in view are in the DOM (virtualised): the count says 300 (and the
         // simulated nodes that announced themselves).
         const title = page.locator('.title-row', { hasText: /3\d\d shown/ });
@@ -196,12 +202,12 @@ describe('devices page', () => {
         await rows.first().waitFor();
         await page.locator('.group-row', { hasText: 'Pit Lane' }).getByText('0 / 100').waitFor();
         await page.getByRole('button', { name: /^VBat/ }).click();
-        await page.locator('th[aria-sort=ascending]', { hasText: 'VBat' }).waitFor();
+        await page.locator('[role=columnheader][aria-sort=ascending]', { hasText: 'VBat' }).waitFor();
         // Lowest voltage first. The stored devices are offline until heard: their readings
         // are stale, shown grey with the pack size in the tooltip, and raise no banner.
         await rows
           .nth(0)
-          .locator('td.c-vbat .muted', { hasText: /\d\.\d V/ })
+          .locator('.c-vbat .muted', { hasText: /\d\.\d V/ })
           .waitFor();
         expect(await page.getByTestId('banner-battery').count()).toBe(0);
         expect(await rows.count()).toBeLessThan(100);
@@ -211,7 +217,11 @@ describe('devices page', () => {
         await page.getByTestId('selected-count').getByText(`${shown} selected`).waitFor();
         // The last row is reached by scrolling the table.
         await page.evaluate("document.querySelector('.table-wrap').scrollTop = 1e6");
-        await page.locator('table.devices tbody tr[data-addr]').last().locator('input:checked').waitFor();
+        await page
+          .locator('[data-testid=device-table] [role=row][data-addr]')
+          .last()
+          .locator('input:checked')
+          .waitFor();
         await page.locator('.group-row', { hasText: 'Pit Lane' }).locator('.group-main').click();
         await page.locator('.title-row', { hasText: '100 shown' }).waitFor();
         await b.shot('06-devices-300');

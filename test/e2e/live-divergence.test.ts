@@ -122,7 +122,7 @@ describe('live divergence', () => {
       await prompt.waitFor({ state: 'detached' });
       // Unsaved edits survive a trip to the Devices page (the nav marks them).
       await page.getByRole('link', { name: 'Devices' }).click();
-      await page.locator('table.devices').waitFor();
+      await page.getByTestId('device-table').waitFor();
       await page.getByRole('link', { name: /Scenes.*unsaved/ }).click();
       await expect.poll(() => label.inputValue()).toBe('Warm Up (mine)');
       await page.getByRole('button', { name: /^Save/ }).click();

@@ -29,7 +29,7 @@ beforeEach(async () => {
 type Page = BrowserHandle['page'];
 const toast = (page: Page, text: string | RegExp) =>
   page.locator('.toast', { hasText: text }).first().waitFor({ state: 'visible' });
-const rows = (page: Page) => page.locator('table.devices tbody tr[data-addr]');
+const rows = (page: Page) => page.locator('[data-testid=device-table] [role=row][data-addr]');
 const simNodes = (h: Harness) => h.host.sim?.fleet.nodes ?? [];
 
 describe('operator console', () => {
@@ -79,7 +79,8 @@ describe('operator console', () => {
       await page.getByRole('button', { name: /^VBat/ }).click();
       const banner = page.getByTestId('banner-battery');
       await banner.getByText('1 device reporting low battery').waitFor();
-      const row = (addr: string) => page.locator(`table.devices tbody tr[data-addr="${addr}"] td.c-vbat`);
+      const row = (addr: string) =>
+        page.locator(`[data-testid=device-table] [role=row][data-addr="${addr}"] .c-vbat`);
       await row(n3!.addr).locator('.lvl-bad', { hasText: '⚠' }).waitFor();
       for (const n of [n1!, n2!, n4!]) {
         await row(n.addr).locator('.lvl-good').waitFor();

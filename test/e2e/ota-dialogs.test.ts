@@ -21,7 +21,7 @@ describe('firmware and preset files', () => {
     await withOtaRig({ nodes: 2 }, async (rig) => {
       const page = b.page;
       await page.goto(rig.h.url + '/');
-      await page.locator('table.devices tbody tr').nth(1).waitFor();
+      await page.locator('[data-testid=device-table] [role=row][data-addr]').nth(1).waitFor();
 
       // LED preset file: upload; the first one becomes active.
       await page.getByRole('button', { name: 'LED presets…' }).click();

@@ -24,7 +24,7 @@ describe('preset download and a cancelled update', () => {
       const earlier = await rig.uploadPresets(makePresets(2));
       const page = b.page;
       await page.goto(rig.h.url + '/');
-      const rows = page.locator('table.devices tbody tr');
+      const rows = page.locator('[data-testid=device-table] [role=row][data-addr]');
       await rows.nth(1).waitFor();
       const [first = ''] = rig.addrs;
 

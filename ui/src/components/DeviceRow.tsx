@@ -204,6 +204,10 @@ function NameCell({ d }: { d: Device }) {
 
 export interface RowProps {
   d: Device;
+  /** Position in the sorted list (0-based). */
+  index: number;
+  /** Offset of the row in the table body, px. */
+  top: number;
   selected: boolean;
   groupLabel: string;
   effect: string;
@@ -318,6 +322,7 @@ export class Row extends Component<RowProps> {
     const p = this.props;
     return (
       n.d !== p.d ||
+      n.top !== p.top ||
       n.selected !== p.selected ||
       n.groupLabel !== p.groupLabel ||
       n.effect !== p.effect ||
@@ -330,24 +335,28 @@ export class Row extends Component<RowProps> {
   override render(p: RowProps) {
     const { d, selected, flash, onToggle } = p;
     return (
-      <tr
-        class={`${selected ? 'sel' : ''}${flash ? ' flash' : ''}${linkState(d) === 'online' ? '' : ` ${linkState(d)}`}`}
+      <div
+        role="row"
+        aria-rowindex={p.index + 2}
+        aria-selected={selected}
+        class={`dt-row${selected ? ' sel' : ''}${flash ? ' flash' : ''}${linkState(d) === 'online' ? '' : ` ${linkState(d)}`}`}
+        style={{ transform: `translateY(${p.top}px)` }}
         data-addr={d.addr}
       >
-        <td class="chk">
+        <div class="chk" role="cell">
           <input
             type="checkbox"
             checked={selected}
             aria-label={`Select ${d.name}`}
             onClick={(e) => onToggle(d.addr, (e as MouseEvent).shiftKey)}
           />
-        </td>
+        </div>
         {p.colKeys.split(',').map((k) => (
-          <td key={k} class={COL_CLASS.get(k)} title={CELL_TITLE[k]?.(p)}>
+          <div key={k} role="cell" class={COL_CLASS.get(k)} title={CELL_TITLE[k]?.(p)}>
             {cell(k, p)}
-          </td>
+          </div>
         ))}
-      </tr>
+      </div>
     );
   }
 }

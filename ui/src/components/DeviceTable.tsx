@@ -2,10 +2,11 @@
  * The device table: sortable columns, search, multi-select (click, shift-click for a
  * range, header box for every row the filter shows). Only the rows in view (plus a few
  * above and below) are in the DOM, so 1 000 devices open, sort and scroll as fast as
- * 30: the rows have one fixed height, and a spacer row above and below stands in for
- * the rest. The filtered and sorted list is a computed signal, recomputed only when its
- * inputs change (not on a selection click). Rows only re-render when their device
- * object changes.
+ * 30. It is a grid of divs with table roles, not a <table>: each row has one fixed
+ * height, sits absolutely at its index and is contained (device-table.css), so a row
+ * scrolled into view costs its own layout and paint only. The filtered and sorted list
+ * is a computed signal, recomputed only when its inputs change (not on a selection
+ * click). Rows only re-render when their device object changes.
  */
 import { computed, signal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -111,20 +112,6 @@ function useWindow(rowH: number) {
   return { wrap, first, viewH };
 }
 
-/**
- * Stands in for the rows not drawn. A row inside the table, not padding around it: when
- * the window moves, the rows that stay keep their place in the table (padding moved the
- * table, and every row's position in it, on every scrolled frame).
- */
-function Spacer({ height, span }: { height: number; span: number }) {
-  if (height <= 0) return null;
-  return (
-    <tr class="spacer" aria-hidden="true">
-      <td colSpan={span} style={{ height: `${height}px` }} />
-    </tr>
-  );
-}
-
 export function DeviceTable({ rows }: { rows: Device[] }) {
   const sel = selection.value;
   const now = nowS.value;
@@ -136,21 +123,19 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const colKeys = cols.map((c) => c.key).join(',');
   const [rowH, setRowH] = useState(33);
   const { wrap, first: rawFirst, viewH } = useWindow(rowH);
-  const tbody = useRef<HTMLTableSectionElement>(null);
+  const body = useRef<HTMLDivElement>(null);
   currentRows = rows;
   // The real row height (fonts, touch-sized buttons on tablets) once a row is drawn, and
   // again when the columns change. Not on every render: the read forces a synchronous
   // style and layout pass, which while scrolling costs as much as the frame itself.
   const hasRows = rows.length > 0;
   useLayoutEffect(() => {
-    const h = tbody.current?.querySelector('tr[data-addr]')?.getBoundingClientRect().height;
+    const h = body.current?.querySelector('[data-addr]')?.getBoundingClientRect().height;
     if (h && Math.abs(h - rowH) > 0.5) setRowH(h);
   }, [hasRows, colKeys, viewH]);
   const count = Math.ceil(viewH / rowH) + 2 * OVERSCAN;
   const first = Math.min(rawFirst, Math.max(0, rows.length - count));
   const shown = rows.slice(first, first + count);
-  const padTop = first * rowH;
-  const padBottom = Math.max(0, rows.length - first - shown.length) * rowH;
   const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
   const toggleAll = () => {
     const next = new Set(selection.value);
@@ -170,67 +155,68 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const nowMs = Date.now();
   // Below this the Name column would collapse: scroll sideways instead.
   const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
+  // The Name column takes what the fixed columns leave, but never less than 8 rem:
+  // below that the table scrolls sideways instead.
+  const template = ['2.2rem', ...cols.map((c) => (c.w ? `${c.w}rem` : 'minmax(8rem, 1fr)'))].join(' ');
   return (
     <div class="table-wrap" ref={wrap}>
-      <div>
-        <table class="devices" data-testid="device-table" style={{ minWidth: `${minRem}rem` }}>
-          <colgroup>
-            <col class="chk" />
-            {cols.map((c) => (
-              <col key={c.key} style={c.w ? { width: `${c.w}rem` } : undefined} />
-            ))}
-          </colgroup>
-          <thead>
-            <tr>
-              <th class="chk">
-                <input
-                  type="checkbox"
-                  checked={allSelected}
-                  aria-label="Select all visible devices"
-                  title="Select every device the filter shows"
-                  onClick={toggleAll}
-                />
-              </th>
-              {cols.map((c) => (
-                <th
-                  key={c.key}
-                  class={c.cls}
-                  aria-sort={
-                    sortKey.value === c.key ? (sortDir.value === 1 ? 'ascending' : 'descending') : 'none'
-                  }
-                >
-                  <button
-                    type="button"
-                    class="sort"
-                    title={c.title ? `${c.title} — click to sort` : `Sort by ${c.label}`}
-                    onClick={() => sortBy(c.key)}
-                  >
-                    {c.label}
-                    {sortKey.value === c.key ? (sortDir.value === 1 ? ' ▲' : ' ▼') : ''}
-                  </button>
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody ref={tbody}>
-            <Spacer key="above" height={padTop} span={cols.length + 1} />
-            {shown.map((d) => (
-              <Row
-                key={d.addr}
-                d={d}
-                selected={sel.has(d.addr)}
-                groupLabel={byId.get(d.groupId)?.name ?? '?'}
-                effect={names.get(d.effectId) ?? String(d.effectId)}
-                now={now}
-                flash={nowMs - (flashes.get(d.addr) ?? 0) < 1000}
-                warnPerCell={warnPerCell}
-                colKeys={colKeys}
-                onToggle={toggle}
-              />
-            ))}
-            <Spacer key="below" height={padBottom} span={cols.length + 1} />
-          </tbody>
-        </table>
+      <div
+        class="device-grid"
+        role="table"
+        aria-label="Devices"
+        aria-rowcount={rows.length + 1}
+        data-testid="device-table"
+        style={{ minWidth: `${minRem}rem`, '--cols': template }}
+      >
+        <div class="dt-row dt-head" role="row" aria-rowindex={1}>
+          <div class="chk" role="columnheader">
+            <input
+              type="checkbox"
+              checked={allSelected}
+              aria-label="Select all visible devices"
+              title="Select every device the filter shows"
+              onClick={toggleAll}
+            />
+          </div>
+          {cols.map((c) => (
+            <div
+              key={c.key}
+              role="columnheader"
+              class={c.cls}
+              aria-sort={
+                sortKey.value === c.key ? (sortDir.value === 1 ? 'ascending' : 'descending') : 'none'
+              }
+            >
+              <button
+                type="button"
+                class="sort"
+                title={c.title ? `${c.title} — click to sort` : `Sort by ${c.label}`}
+                onClick={() => sortBy(c.key)}
+              >
+                {c.label}
+                {sortKey.value === c.key ? (sortDir.value === 1 ? ' ▲' : ' ▼') : ''}
+              </button>
+            </div>
+          ))}
+        </div>
+        <div class="dt-body" role="rowgroup" ref={body} style={{ height: `${rows.length * rowH}px` }}>
+          {shown.map((d, i) => (
+            <Row
+              key={d.addr}
+              d={d}
+              index={first + i}
+              top={(first + i) * rowH}
+              selected={sel.has(d.addr)}
+              groupLabel={byId.get(d.groupId)?.name ?? '?'}
+              effect={names.get(d.effectId) ?? String(d.effectId)}
+              now={now}
+              flash={nowMs - (flashes.get(d.addr) ?? 0) < 1000}
+              warnPerCell={warnPerCell}
+              colKeys={colKeys}
+              onToggle={toggle}
+            />
+          ))}
+        </div>
       </div>
       {rows.length === 0 && <p class="empty muted">No devices here. Use Discover to find nodes.</p>}
     </div>
