@@ -165,6 +165,10 @@ function scheduleReopen(): void {
 }
 
 export function startLive(): void {
+  // The lists load at once, not after the stream connects (that costs a round trip and
+  // more before the first row shows); the load on connect below still runs, so nothing
+  // changed between the two is missed, and unchanged rows keep their objects (no redraw).
+  void loadAll().catch(() => undefined);
   open();
   // Release the connection at once when the tab goes away (browsers cap them per host).
   addEventListener('pagehide', () => es?.close());

@@ -85,22 +85,41 @@ function patchDevices(next: Device[]): void {
   devices.value = merged;
 }
 
-export async function loadDevices(): Promise<void> {
-  const r = await get<{ devices: Device[] }>('devices');
-  patchDevices(r.devices);
+/**
+ * A loader whose answers are applied in the order they were asked for: the page loads
+ * everything at once on opening and again when the live stream connects, and an older
+ * answer that arrives late must not overwrite a newer one.
+ */
+function newestWins<T>(fetch: () => Promise<T>, apply: (v: T) => void): () => Promise<void> {
+  let asked = 0;
+  let applied = 0;
+  return async () => {
+    const n = ++asked;
+    const v = await fetch();
+    if (n < applied) return;
+    applied = n;
+    apply(v);
+  };
 }
 
-export async function loadGroups(): Promise<void> {
-  const r = await get<{ groups: Group[] }>('groups');
-  groups.value = r.groups;
-}
+export const loadDevices = newestWins(
+  () => get<{ devices: Device[] }>('devices'),
+  (r) => patchDevices(r.devices),
+);
 
-export async function loadMaster(): Promise<void> {
-  const r = await get<{ master: Master; task: Task | null; gateway: Gateway }>('master');
-  master.value = r.master;
-  gateway.value = r.gateway;
-  setTask(r.task);
-}
+export const loadGroups = newestWins(
+  () => get<{ groups: Group[] }>('groups'),
+  (r) => (groups.value = r.groups),
+);
+
+export const loadMaster = newestWins(
+  () => get<{ master: Master; task: Task | null; gateway: Gateway }>('master'),
+  (r) => {
+    master.value = r.master;
+    gateway.value = r.gateway;
+    setTask(r.task);
+  },
+);
 
 export async function loadHealth(): Promise<Health> {
   const r = await get<Health>('health');
@@ -113,20 +132,23 @@ export async function loadHealth(): Promise<Health> {
 setInterval(() => void loadHealth().catch(() => {}), 10_000);
 
 /** The native-preset schema (effect names for the table, the 14-field editor) and the library. */
-export async function loadNative(): Promise<void> {
-  const [schema, list] = await Promise.all([
-    get<{ schema: NativeSchema }>('native-presets/schema'),
-    get<{ presets: NativePreset[] }>('native-presets'),
-  ]);
-  nativeSchema.value = schema.schema;
-  effectNames.value = extractEffectNames(schema.schema);
-  nativePresets.value = list.presets;
-}
+export const loadNative = newestWins(
+  () =>
+    Promise.all([
+      get<{ schema: NativeSchema }>('native-presets/schema'),
+      get<{ presets: NativePreset[] }>('native-presets'),
+    ]),
+  ([schema, list]) => {
+    nativeSchema.value = schema.schema;
+    effectNames.value = extractEffectNames(schema.schema);
+    nativePresets.value = list.presets;
+  },
+);
 
-export async function loadScenes(): Promise<void> {
-  const r = await get<{ scenes: Scene[] }>('scenes');
-  scenes.value = r.scenes;
-}
+export const loadScenes = newestWins(
+  () => get<{ scenes: Scene[] }>('scenes'),
+  (r) => (scenes.value = r.scenes),
+);
 
 function extractEffectNames(schema: unknown): Map<number, string> {
   const out = new Map<number, string>();

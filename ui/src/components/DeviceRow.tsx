@@ -113,7 +113,15 @@ export const COLUMNS: Column[] = [
   },
 ];
 
-const COL_CLASS = new Map(COLUMNS.map((c) => [c.key, `c-${c.key}${c.cls ? ` ${c.cls}` : ''}`]));
+export const COL_CLASS = new Map(COLUMNS.map((c) => [c.key, `c-${c.key}${c.cls ? ` ${c.cls}` : ''}`]));
+
+// The fixed column widths as one shared rule per column (an inline width on every cell
+// would be one more style to resolve per cell).
+const widths = document.createElement('style');
+widths.textContent = COLUMNS.filter((c) => c.w)
+  .map((c) => `.device-grid .dt-row > .c-${c.key} { width: ${c.w}rem; }`)
+  .join('\n');
+document.head.append(widths);
 
 export const columnsFor = (width: number): Column[] =>
   COLUMNS.filter((c) => c.minVw === undefined || width >= c.minVw);

@@ -9,13 +9,13 @@
  * click). Rows only re-render when their device object changes.
  */
 import { computed, signal } from '@preact/signals';
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { compareValues, matchesSearch, type SortDir } from '../format.ts';
 import { changedAt, devices, effectNames, groupsById, nowS } from '../store.ts';
 import type { Device } from '../types.ts';
 import { viewportW } from '../common/viewport.ts';
 import { thresholds } from './battery.ts';
-import { COLUMNS, columnsFor, Row } from './DeviceRow.tsx';
+import { COL_CLASS, COLUMNS, columnsFor, Row } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
 import './device-table.css';
 
@@ -81,6 +81,23 @@ function toggle(addr: string, shift: boolean): void {
  */
 const OVERSCAN = 4;
 
+let rowHCache: { width: number; px: number } | null = null;
+
+/**
+ * The row height in px from the CSS (--row-h on the root; a media query makes it taller
+ * for touch), read once per window width: a style read, no layout, and no row needed.
+ */
+function rowHeight(width: number): number {
+  if (rowHCache?.width === width) return rowHCache.px;
+  const root = document.documentElement;
+  const raw = getComputedStyle(root).getPropertyValue('--row-h').trim();
+  const n = parseFloat(raw);
+  // A browser without registered properties hands back the declared "2.15rem".
+  const px = raw.endsWith('rem') ? n * parseFloat(getComputedStyle(root).fontSize) : n;
+  rowHCache = { width, px: Number.isFinite(px) && px > 0 ? px : 34 };
+  return rowHCache.px;
+}
+
 /** First row index to draw and the box height, following the scroll box. */
 function useWindow(rowH: number) {
   const wrap = useRef<HTMLDivElement>(null);
@@ -121,18 +138,9 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const byId = groupsById.value;
   const cols = columnsFor(viewportW.value);
   const colKeys = cols.map((c) => c.key).join(',');
-  const [rowH, setRowH] = useState(33);
+  const rowH = rowHeight(viewportW.value);
   const { wrap, first: rawFirst, viewH } = useWindow(rowH);
-  const body = useRef<HTMLDivElement>(null);
   currentRows = rows;
-  // The real row height (fonts, touch-sized buttons on tablets) once a row is drawn, and
-  // again when the columns change. Not on every render: the read forces a synchronous
-  // style and layout pass, which while scrolling costs as much as the frame itself.
-  const hasRows = rows.length > 0;
-  useLayoutEffect(() => {
-    const h = body.current?.querySelector('[data-addr]')?.getBoundingClientRect().height;
-    if (h && Math.abs(h - rowH) > 0.5) setRowH(h);
-  }, [hasRows, colKeys, viewH]);
   const count = Math.ceil(viewH / rowH) + 2 * OVERSCAN;
   const first = Math.min(rawFirst, Math.max(0, rows.length - count));
   const shown = rows.slice(first, first + count);
@@ -157,7 +165,6 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
   // The Name column takes what the fixed columns leave, but never less than 8 rem:
   // below that the table scrolls sideways instead.
-  const template = ['2.2rem', ...cols.map((c) => (c.w ? `${c.w}rem` : 'minmax(8rem, 1fr)'))].join(' ');
   return (
     <div class="table-wrap" ref={wrap}>
       <div
@@ -166,7 +173,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
         aria-label="Devices"
         aria-rowcount={rows.length + 1}
         data-testid="device-table"
-        style={{ minWidth: `${minRem}rem`, '--cols': template }}
+        style={{ minWidth: `${minRem}rem` }}
       >
         <div class="dt-row dt-head" role="row" aria-rowindex={1}>
           <div class="chk" role="columnheader">
@@ -182,7 +189,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
             <div
               key={c.key}
               role="columnheader"
-              class={c.cls}
+              class={COL_CLASS.get(c.key)}
               aria-sort={
                 sortKey.value === c.key ? (sortDir.value === 1 ? 'ascending' : 'descending') : 'none'
               }
@@ -199,7 +206,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
             </div>
           ))}
         </div>
-        <div class="dt-body" role="rowgroup" ref={body} style={{ height: `${rows.length * rowH}px` }}>
+        <div class="dt-body" role="rowgroup" style={{ height: `${rows.length * rowH}px` }}>
           {shown.map((d, i) => (
             <Row
               key={d.addr}
