@@ -41,7 +41,7 @@ describe('live divergence', () => {
       if (!node || !h.host.sim) throw new Error('no simulated node');
       const page = b.page;
       await page.goto(h.url + '/');
-      const row = page.locator(`tr[data-addr="${node.addr}"]`);
+      const row = page.locator(`[role=row][data-addr="${node.addr}"]`);
       await row.waitFor();
       await row.locator('button.chip').click();
       const opts = page.getByTestId('options-dialog');

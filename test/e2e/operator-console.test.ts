@@ -5,6 +5,7 @@
  * a running scene and the simulated nodes go dark, race mode hides destructive actions.
  * Every wait is on UI state; screenshots land in test-artifacts/.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePresets } from '../fixtures/ota/builders.ts';
 import { withHost, type Harness } from '../integration/harness.ts';
@@ -167,6 +168,82 @@ describe('operator console', () => {
       const groups = (await h.get<{ groups: { name: string }[] }>('/api/groups')).body.groups;
       expect(groups.filter((g) => g.name === 'Track')).toHaveLength(1);
       expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('the-device-table-is-the-health-view-failed-and-config-columns-and-csv', async () => {
+    await withHost({ nodes: 4, seed: 5 }, async (h) => {
+      await discoverAll(h);
+      const [n1, silent, apOpen] = simNodes(h);
+      apOpen!.apActive = true;
+      silent!.silence(true);
+      await runTask(h, '/api/status', {});
+      const failures = async (addr: string): Promise<number> =>
+        (await h.get<{ links: { addr: string; failures: number }[] }>('/api/links')).body.links.find(
+          (l) => l.addr === addr,
+        )?.failures ?? -1;
+      expect(await failures(silent!.addr)).toBeGreaterThan(0);
+      const page = b.page;
+      await page.goto(h.url + '/');
+      await rows(page).nth(3).waitFor();
+      // Off by default (the row fits a laptop); the Columns menu turns them on.
+      expect(
+        await page.locator('[data-testid=device-table] [role=columnheader]', { hasText: 'Failed' }).count(),
+      ).toBe(0);
+      await page.locator('.columns-menu summary').click();
+      await page
+        .getByRole('group', { name: 'Table columns' })
+        .getByRole('checkbox', { name: /Failed/ })
+        .check();
+      await page
+        .getByRole('group', { name: 'Table columns' })
+        .getByRole('checkbox', { name: /Config/ })
+        .check();
+      const cell = (addr: string, col: string) =>
+        page.locator(`[data-testid=device-table] [role=row][data-addr="${addr}"] .c-${col}`);
+      await cell(silent!.addr, 'fail')
+        .getByText(String(await failures(silent!.addr)), { exact: true })
+        .waitFor();
+      await cell(n1!.addr, 'fail').getByText('0', { exact: true }).waitFor();
+      await cell(apOpen!.addr, 'config').locator('.pill.warn', { hasText: 'AP open' }).waitFor();
+      await cell(n1!.addr, 'config').getByText('MAC filter', { exact: true }).waitFor();
+      // Escape closes the menu.
+      await page.keyboard.press('Escape');
+      await page.getByRole('group', { name: 'Table columns' }).waitFor({ state: 'hidden' });
+      await b.shot('39-health-columns');
+      // The choice is this browser's and survives a reload.
+      await page.reload();
+      await cell(apOpen!.addr, 'config').locator('.pill', { hasText: 'AP open' }).waitFor();
+
+      // CSV of the rows the filter shows, every health field included.
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export CSV' }).click();
+      const file = await (await download).path();
+      const lines = (await readFile(file, 'utf8')).trim().split('\r\n');
+      const header = lines[0]!.split(',');
+      expect(header).toEqual(
+        expect.arrayContaining([
+          'mac',
+          'rssi_up_dbm',
+          'rssi_down_dbm',
+          'cells',
+          'failed_exchanges',
+          'config',
+        ]),
+      );
+      expect(lines).toHaveLength(5);
+      const silentName = (
+        await h.get<{ devices: { addr: string; name: string }[] }>('/api/devices')
+      ).body.devices.find((d) => d.addr === silent!.addr)!.name;
+      const silentLine = lines.find((l) => l.startsWith(`${silentName},`))!.split(',');
+      expect(Number(silentLine[header.indexOf('failed_exchanges')])).toBe(await failures(silent!.addr));
+
+      // "Fit to window" forgets the choice.
+      await page.locator('.columns-menu summary').click();
+      await page.getByRole('button', { name: 'Fit to window' }).click();
+      await cell(n1!.addr, 'fail').waitFor({ state: 'detached' });
+      expect(b.errors).toEqual([]);
+      expect(b.errorToasts).toEqual([]);
     });
   });
 

@@ -29,7 +29,7 @@ describe('preset download and a cancelled update', () => {
       const [first = ''] = rig.addrs;
 
       // Download the node's presets.json: exactly one device selected.
-      await page.locator(`tr[data-addr="${first}"] input[type=checkbox]`).check();
+      await page.locator(`[role=row][data-addr="${first}"] input[type=checkbox]`).check();
       await page.getByRole('button', { name: 'LED presets…' }).click();
       const lp = page.getByTestId('led-presets');
       await lp.getByText(`(${first})`).waitFor();

@@ -13,6 +13,8 @@ import { batteryLevel, cellCount } from '../common/battery-cells.ts';
 import { flagNames, formatMac, formatVolts, hex2, relativeTime, rssiLevel, snrLevel } from '../format.ts';
 import { effectNames, groupsById } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
+import { configPills } from '../common/config-pills.ts';
+import { links } from '../health/data.ts';
 import type { Device } from '../types.ts';
 
 const STATE_TEXT = { online: 'Online', rejoining: 'Rejoining', offline: 'Offline' } as const;
@@ -39,8 +41,10 @@ export interface Column {
   cls?: string;
   /** Width in rem; the Name column takes what is left. */
   w?: number;
-  /** Shown only when the window is at least this wide (px). */
+  /** Shown only when the window is at least this wide (px), unless the operator chose. */
   minVw?: number;
+  /** Off unless the operator turns it on (Columns menu). */
+  optional?: boolean;
 }
 
 const groupName = (id: number): string => groupsById.value.get(id)?.name ?? `#${id}`;
@@ -103,6 +107,24 @@ export const COLUMNS: Column[] = [
     minVw: 700,
   },
   {
+    key: 'fail',
+    label: 'Failed',
+    title:
+      'Failed exchanges: polls the device did not answer and lost link-test probes since the host started',
+    value: (d) => links.value.get(d.addr)?.failures ?? 0,
+    cls: 'num',
+    w: 3.8,
+    optional: true,
+  },
+  {
+    key: 'config',
+    label: 'Config',
+    title: "The node's configuration as it reported it: MAC filter, AP open",
+    value: (d) => configPills(d).join(' '),
+    w: 7.5,
+    optional: true,
+  },
+  {
     key: 'fw',
     label: 'FW',
     title: 'Firmware version',
@@ -123,8 +145,13 @@ widths.textContent = COLUMNS.filter((c) => c.w)
   .join('\n');
 document.head.append(widths);
 
-export const columnsFor = (width: number): Column[] =>
-  COLUMNS.filter((c) => c.minVw === undefined || width >= c.minVw);
+/** Whether a column shows by default: fits the window and is not one of the optional ones. */
+export const shownByDefault = (c: Column, width: number): boolean =>
+  !c.optional && (c.minVw === undefined || width >= c.minVw);
+
+/** The columns to draw: the operator's choice per column, else the default; Name always. */
+export const columnsFor = (width: number, choice: Readonly<Record<string, boolean>> = {}): Column[] =>
+  COLUMNS.filter((c) => c.key === 'name' || (choice[c.key] ?? shownByDefault(c, width)));
 
 function Signal({ rssi, snr }: { rssi: number; snr: number }) {
   if (!rssi) return <span class="muted">—</span>;
@@ -222,6 +249,8 @@ export interface RowProps {
   now: number;
   flash: boolean;
   warnPerCell: number;
+  /** Failed exchanges (only passed while the Failed column shows). */
+  failures?: number;
   /** The shown column keys joined (a cheap equality check). */
   colKeys: string;
   onToggle: (addr: string, shift: boolean) => void;
@@ -310,6 +339,17 @@ function cell(key: string, p: RowProps): ComponentChildren {
       return <Signal rssi={d.node_rssi} snr={d.node_snr} />;
     case 'hrssi':
       return <Signal rssi={d.host_rssi} snr={d.host_snr} />;
+    case 'fail':
+      return p.failures === undefined ? '…' : p.failures;
+    case 'config': {
+      const pills = configPills(d);
+      if (pills.length === 0) return <span class="muted">—</span>;
+      return pills.map((t) => (
+        <span key={t} class={`pill tiny${t === 'AP open' ? ' warn' : ''}`}>
+          {t}
+        </span>
+      ));
+    }
     case 'fw':
       return d.version;
     default:
@@ -323,6 +363,7 @@ const CELL_TITLE: Record<string, (p: RowProps) => string> = {
   addr: (p) => formatMac(p.d.full_mac, p.d.addr),
   effect: (p) => p.effect,
   group: (p) => `${p.groupLabel} (group #${p.d.groupId})`,
+  config: (p) => configPills(p.d).join(', ') || 'nothing set',
 };
 
 export class Row extends Component<RowProps> {
@@ -336,6 +377,7 @@ export class Row extends Component<RowProps> {
       n.effect !== p.effect ||
       n.flash !== p.flash ||
       n.warnPerCell !== p.warnPerCell ||
+      n.failures !== p.failures ||
       n.colKeys !== p.colKeys ||
       Math.floor(n.now / 5) !== Math.floor(p.now / 5)
     );

@@ -17,6 +17,9 @@ import { viewportW } from '../common/viewport.ts';
 import { thresholds } from './battery.ts';
 import { COL_CLASS, COLUMNS, columnsFor, Row } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
+import { columnChoice } from './column-choice.ts';
+import { links } from '../health/data.ts';
+import { useLinks } from '../health/use-links.ts';
 import './device-table.css';
 
 export { openOptions } from './DeviceRow.tsx';
@@ -136,7 +139,10 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const warnPerCell = thresholds.value.warnPerCell;
   const names = effectNames.value;
   const byId = groupsById.value;
-  const cols = columnsFor(viewportW.value);
+  const cols = columnsFor(viewportW.value, columnChoice.value);
+  const showFails = cols.some((c) => c.key === 'fail');
+  useLinks(showFails);
+  const fails = showFails ? links.value : null;
   const colKeys = cols.map((c) => c.key).join(',');
   const rowH = rowHeight(viewportW.value);
   const { wrap, first: rawFirst, viewH } = useWindow(rowH);
@@ -219,6 +225,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
               now={now}
               flash={nowMs - (flashes.get(d.addr) ?? 0) < 1000}
               warnPerCell={warnPerCell}
+              failures={fails ? (fails.get(d.addr)?.failures ?? 0) : undefined}
               colKeys={colKeys}
               onToggle={toggle}
             />

@@ -18,6 +18,11 @@ import { FirmwareDialog } from '../dialogs/FirmwareDialog.tsx';
 import { LedPresetsDialog } from '../dialogs/LedPresetsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
+import { ColumnsMenu } from './ColumnsMenu.tsx';
+import { downloadCsv, fleetCsv } from '../health/fleet-csv.ts';
+import { loadLinks } from '../health/data.ts';
+import { thresholds } from './battery.ts';
+import { warnPerCellOf } from '../common/battery-cells.ts';
 import { registerShortcut } from '../keys.ts';
 import { raceMode } from '../race/race-mode.ts';
 
@@ -69,6 +74,15 @@ export function DevicesPage() {
   const gf = groupFilter.value;
   const currentGroup = gf === null ? null : groupsById.value.get(gf);
   const one = selected.length === 1 ? devices.value.find((d) => d.addr === selected[0]) : undefined;
+  const exportCsv = async (): Promise<void> => {
+    // Failed exchanges come from the link summary: fresh, whether or not its column shows.
+    await loadLinks().catch((err) =>
+      toastError('Loading link summary failed (failed_exchanges left at 0)', err),
+    );
+    const name = (id: number): string =>
+      id === 0 ? 'Unconfigured' : (groupsById.value.get(id)?.name ?? `#${id}`);
+    downloadCsv(fleetCsv(rows, name, warnPerCellOf(thresholds.value)), 'lightnet-devices');
+  };
 
   useEffect(() => {
     const offs = [
@@ -141,6 +155,15 @@ export function DevicesPage() {
             value={search.value}
             onInput={(e) => (search.value = e.currentTarget.value)}
           />
+          <ColumnsMenu />
+          <button
+            type="button"
+            onClick={() => void exportCsv()}
+            disabled={rows.length === 0}
+            title="Download the devices shown as CSV, with every health field (signal both ways, battery per cell, failed exchanges, config)"
+          >
+            Export CSV
+          </button>
         </div>
         <div class="toolbar" role="toolbar" aria-label="Device actions">
           <button

@@ -6,20 +6,13 @@ import { formatMac, relativeTime, rssiLevel, snrLevel } from '../format.ts';
 import { devices, groups, groupsById, nowS, statsOf } from '../store.ts';
 import type { Device } from '../types.ts';
 import { acks, setAcks } from './acks.ts';
-import { ALERT_LABEL, computeAlerts, CONFIG_BITS, pruneAcks } from './alerts.ts';
-import { toCsv, type Cell } from './csv.ts';
+import { configPills } from '../common/config-pills.ts';
+import { ALERT_LABEL, computeAlerts, pruneAcks } from './alerts.ts';
+import { downloadCsv, fleetCsv } from './fleet-csv.ts';
 import { links } from './data.ts';
 
 const groupName = (id: number): string =>
   id === 0 ? 'Unconfigured' : (groupsById.value.get(id)?.name ?? `#${id}`);
-
-function configPills(d: Device): string[] {
-  const out: string[] = [];
-  if (d.configByte & CONFIG_BITS.macFilter) out.push('MAC filter');
-  if (d.configByte & CONFIG_BITS.macFilterPersist) out.push('MAC filter persist');
-  if (d.configByte & CONFIG_BITS.apOpen) out.push('AP open');
-  return out;
-}
 
 function Sig({ rssi, snr }: { rssi: number; snr: number }) {
   if (!rssi) return <span class="muted">—</span>;
@@ -50,53 +43,7 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
     .sort((a, b) => a.name.localeCompare(b.name) || a.addr.localeCompare(b.addr));
   const groupIds = [0, ...groups.value.map((g) => g.id).filter((id) => id !== 0)];
 
-  const exportCsv = (): void => {
-    const header = [
-      'name',
-      'mac',
-      'group',
-      'type',
-      'online',
-      'last_seen',
-      'rssi_up_dbm',
-      'snr_up_db',
-      'rssi_down_dbm',
-      'snr_down_db',
-      'battery_v',
-      'cells',
-      'battery',
-      'failed_exchanges',
-      'config',
-      'firmware',
-    ];
-    const body: Cell[][] = rows.map((d) => {
-      const b = batteryState(d.voltage_mV, t);
-      return [
-        d.name,
-        formatMac(d.full_mac, d.addr),
-        groupName(d.groupId),
-        d.dev_type_name,
-        d.online,
-        d.last_seen_ts ? new Date(d.last_seen_ts * 1000).toISOString() : '',
-        d.host_rssi || null,
-        d.host_rssi ? d.host_snr : null,
-        d.node_rssi || null,
-        d.node_rssi ? d.node_snr : null,
-        d.voltage_mV ? (d.voltage_mV / 1000).toFixed(2) : null,
-        b.cells || null,
-        b.level === 'none' ? '' : b.level,
-        links.value.get(d.addr)?.failures ?? 0,
-        configPills(d).join('; '),
-        d.version || null,
-      ];
-    });
-    const blob = new Blob([toCsv(header, body)], { type: 'text/csv' });
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(blob);
-    a.download = `lightnet-fleet-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.csv`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-  };
+  const exportCsv = (): void => downloadCsv(fleetCsv(rows, groupName, t), 'lightnet-fleet');
 
   return (
     <>

@@ -5,6 +5,7 @@
  * condition clears and comes back.
  */
 import { batteryState } from '../common/battery-cells.ts';
+import { CONFIG_BITS } from '../common/config-pills.ts';
 import { rssiLevel, snrLevel } from '../format.ts';
 import type { Device } from '../types.ts';
 
@@ -18,9 +19,6 @@ export interface Alert {
   severity: 'warn' | 'bad';
   text: string;
 }
-
-/** configByte bits as the node reports them. */
-export const CONFIG_BITS = { macFilter: 0x01, macFilterPersist: 0x02, apOpen: 0x04 } as const;
 
 export const ALERT_LABEL: Record<AlertKind, string> = {
   offline: 'Offline',

@@ -49,6 +49,18 @@ const MARKS: [string, string][] = [
     'The effect renders identically on every node from the shared clock, so gates stay in step; these are listed first.',
   ],
   ['⚠ differs', 'The value read from the node is not the one the host stored: Push host or Import device.'],
+  [
+    'Failed',
+    'Failed exchanges: polls the device did not answer and lost link-test probes since the host started. Off by default: Columns ▾ on the Devices page turns it on.',
+  ],
+  [
+    'Config',
+    'What the node reported of its own configuration: MAC filter (it obeys only its master), MAC filter persist, AP open (its WiFi access point is open: an alert). Columns ▾ turns it on.',
+  ],
+  [
+    'Columns ▾ / Export CSV',
+    'The device table is the fleet health view: choose its columns (kept in this browser; Fit to window forgets the choice) and download the devices shown, with every health field, as CSV.',
+  ],
 ];
 
 const TASKS: [string, string][] = [
