@@ -4,7 +4,6 @@ import { batteryState, warnPerCellOf } from '../common/battery-cells.ts';
 import { thresholds } from '../components/battery.ts';
 import { formatMac, relativeTime, rssiLevel, snrLevel } from '../format.ts';
 import { devices, groups, groupsById, nowS, statsOf } from '../store.ts';
-import type { Device } from '../types.ts';
 import { acks, setAcks } from './acks.ts';
 import { configPills } from '../common/config-pills.ts';
 import { ALERT_LABEL, computeAlerts, pruneAcks } from './alerts.ts';
