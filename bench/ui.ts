@@ -3,6 +3,7 @@
  * against the real host, at 300 and 1 000 stored devices, 1280×800:
  *  - open → rows rendered (navigation start to the first device row, median of --runs),
  *  - sort click, select-all click, one filter keystroke (input → next frame painted),
+ *  - Devices → Health page (nav click → its table drawn),
  *  - scrolling the table to the end (script-set scrollTop, a third of the box per frame)
  *    and back to the top (mouse-wheel input, as a user scrolls): long tasks over 50 ms,
  *    worst and mean frame,
@@ -150,6 +151,14 @@ const PAGE_HELPERS = String.raw`
         frameMean: w.frames.reduce((a, b) => a + b, 0) / Math.max(1, w.frames.length),
         frames: w.frames.length,
       };
+    },
+    // Click a nav link, then wait (frame by frame) until the selector is in the page: ms to the frame after.
+    async navTo(link, selector) {
+      const t0 = performance.now();
+      [...document.querySelectorAll('a')].find((a) => a.textContent.trim() === link).click();
+      while (!document.querySelector(selector)) await new Promise((r) => requestAnimationFrame(r));
+      await nextFrame();
+      return performance.now() - t0;
     },
     clickBlackout() {
       const t = performance.timeOrigin + performance.now();
@@ -303,6 +312,8 @@ interface TableFigures {
   sort: Sample[];
   selectAll: Sample[];
   filter: Sample[];
+  /** Devices → Health page (its alert list and table drawn). */
+  health: Sample[];
   /** One entry per run: scripted fling down, then wheel back up. */
   scroll: ScrollFigures[];
   wheel: ScrollFigures[];
@@ -323,6 +334,7 @@ async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableF
         sort: [],
         selectAll: [],
         filter: [],
+        health: [],
         scroll: [],
         wheel: [],
       };
@@ -340,6 +352,17 @@ async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableF
         const q = 'Gate 00'.slice(0, 5 + (i % 3));
         f.filter.push(await after(`__bench.search(${JSON.stringify(q)})`));
         await after(`__bench.search('')`);
+      }
+      for (let i = 0; i < runs; i++) {
+        f.health.push(
+          await measured(cpu, () =>
+            inPage<number>(page, `window.__bench.navTo('Health', '[data-testid=health-table] tbody tr')`),
+          ),
+        );
+        await inPage(
+          page,
+          `window.__bench.navTo('Devices', '[data-testid=device-table] [role=row][data-addr]')`,
+        );
       }
       const stopTrace = traceDir ? await startTrace(b) : null;
       // Long tasks are rare events: one pass says little, so the scroll runs --runs times.
@@ -446,6 +469,7 @@ async function main(): Promise<void> {
         sort: cell(f.sort),
         'select all': cell(f.selectAll),
         'filter key': cell(f.filter),
+        'health page': cell(f.health),
         'scroll long tasks': longTasks(f.scroll),
         'scroll frame mean/max (cpu)': frameCell(f.scroll),
         'wheel long tasks': longTasks(f.wheel),
