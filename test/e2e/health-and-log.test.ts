@@ -3,7 +3,12 @@
  * device, a device's history chart after polls, the alert list with acknowledge, and a
  * link test with its results table. Screenshots of each page at 1280, 1024 and 390 px.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fleetState } from '../../bench/fleet-state.ts';
+import { serializeState } from '../../src/state/migrations.ts';
 import { withHost, type Harness } from '../integration/harness.ts';
 import { discoverAll, runTask, simAddrs } from '../integration/host/helpers.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
@@ -152,6 +157,37 @@ describe('health and log pages', () => {
       await shots('health-weakest-links');
       expect(b.errors).toEqual([]);
     });
+  });
+
+  it('health-page-draws-a-large-fleet-a-page-at-a-time', async () => {
+    // 130 stored devices, none heard since the start: the page opens with the first 50
+    // table rows and grows as its end scrolls into view; "show all" draws the rest.
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-e2e-health-'));
+    try {
+      await writeFile(join(dataDir, 'state.json'), serializeState(fleetState(130, 4)));
+      await withHost({ nodes: 0, dataDir, timeScale: 1 }, async (h) => {
+        const page = b.page;
+        await page.goto(h.url + '/health');
+        const table = page.getByTestId('health-table');
+        const rows = table.locator('tbody tr');
+        await table.getByText('50 of 130 shown').waitFor();
+        expect(await rows.count()).toBe(51);
+        await table.getByText('50 of 130 shown').scrollIntoViewIfNeeded();
+        await table.getByText('100 of 130 shown').waitFor();
+        await table.getByRole('button', { name: 'show all' }).click();
+        await expect.poll(() => rows.count()).toBe(130);
+        // The filter reaches every device, drawn or not.
+        const last = (await h.get<{ devices: { name: string; addr: string }[] }>('/api/devices')).body.devices
+          .map((d) => d.name)
+          .sort()
+          .at(-1)!;
+        await page.getByLabel('Filter devices').fill(last);
+        await expect.poll(() => rows.count()).toBe(1);
+        expect(b.errors).toEqual([]);
+      });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('link-test-shows-loss-and-round-trip-per-device', async () => {
