@@ -14,6 +14,7 @@ import { flagNames, formatMac, formatVolts, hex2, relativeTime, rssiLevel, snrLe
 import { effectNames, groupsById } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import { configPills } from '../common/config-pills.ts';
+import { rowChanged } from '../common/row-update.ts';
 import { links } from '../health/data.ts';
 import type { Device } from '../types.ts';
 
@@ -368,19 +369,17 @@ const CELL_TITLE: Record<string, (p: RowProps) => string> = {
 
 export class Row extends Component<RowProps> {
   override shouldComponentUpdate(n: RowProps): boolean {
-    const p = this.props;
-    return (
-      n.d !== p.d ||
-      n.top !== p.top ||
-      n.selected !== p.selected ||
-      n.groupLabel !== p.groupLabel ||
-      n.effect !== p.effect ||
-      n.flash !== p.flash ||
-      n.warnPerCell !== p.warnPerCell ||
-      n.failures !== p.failures ||
-      n.colKeys !== p.colKeys ||
-      Math.floor(n.now / 5) !== Math.floor(p.now / 5)
-    );
+    return rowChanged(this.props, n, [
+      'd',
+      'top',
+      'selected',
+      'groupLabel',
+      'effect',
+      'flash',
+      'warnPerCell',
+      'failures',
+      'colKeys',
+    ]);
   }
   override render(p: RowProps) {
     const { d, selected, flash, onToggle } = p;

@@ -8,6 +8,7 @@ import { devices, groups, groupsById, nowS, statsOf } from '../store.ts';
 import type { Device } from '../types.ts';
 import { acks, setAcks } from './acks.ts';
 import { configPills } from '../common/config-pills.ts';
+import { rowChanged } from '../common/row-update.ts';
 import { ALERT_LABEL, computeAlerts, pruneAcks } from './alerts.ts';
 import { downloadCsv, fleetCsv } from './fleet-csv.ts';
 import { links } from './data.ts';
@@ -44,14 +45,7 @@ interface HealthRowProps {
  */
 class HealthRow extends Component<HealthRowProps> {
   override shouldComponentUpdate(n: HealthRowProps): boolean {
-    const p = this.props;
-    return (
-      n.d !== p.d ||
-      n.group !== p.group ||
-      n.warnPerCell !== p.warnPerCell ||
-      n.failures !== p.failures ||
-      Math.floor(n.now / 5) !== Math.floor(p.now / 5)
-    );
+    return rowChanged(this.props, n, ['d', 'group', 'warnPerCell', 'failures']);
   }
   override render({ d, group, warnPerCell, failures, now, onOpen }: HealthRowProps) {
     const b = batteryState(d.voltage_mV, warnPerCell);
