@@ -1,5 +1,6 @@
 /** The benchmark state: `devices` devices spread over `groups` groups. */
 import { newDevice, type StateModel } from '../src/domain/model.ts';
+import { defaultConsoleSettings } from '../src/domain/console-settings.ts';
 
 export function fleetState(devices: number, groups: number): StateModel {
   const s: StateModel = {
@@ -8,6 +9,7 @@ export function fleetState(devices: number, groups: number): StateModel {
     native_presets: [],
     scenes: [],
     settings: { led_presets_file: null },
+    console: defaultConsoleSettings(),
   };
   for (let g = 1; g <= groups; g++) s.groups.push({ id: g, name: `Group ${g}`, dev_type: 0 });
   for (let i = 0; i < devices; i++) {

@@ -23,6 +23,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
+import { defaultConsoleSettings } from '../src/domain/console-settings.ts';
 import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { startHost, type HostHandle } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
@@ -93,6 +94,7 @@ async function runOne(n: number, seed: number): Promise<Row> {
     native_presets: [],
     scenes: [],
     settings: { led_presets_file: null },
+    console: defaultConsoleSettings(),
   };
   await writeFile(join(dataDir, 'state.json'), serializeState(state));
   const hosts: HostHandle[] = [];

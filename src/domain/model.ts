@@ -4,6 +4,7 @@
  * `state.json`; runtime-only fields (online, last_seen_ts, …) are reset on load.
  */
 import type { Addr } from '../protocol/types.ts';
+import { defaultConsoleSettings, type ConsoleSettings } from './console-settings.ts';
 import type { NativePreset } from './scenes/native-preset.ts';
 import type { Scene } from './scenes/types.ts';
 
@@ -66,6 +67,8 @@ export interface StateModel {
   /** Next record ids (absent = above every id in use); ids are never reused after a delete. */
   next_ids?: { native_presets: number; scenes: number };
   settings: Settings;
+  /** Race-day console settings shared by every browser (race mode, pins, battery, acks). */
+  console: ConsoleSettings;
 }
 
 export const MAX_GROUP_ID = 254;
@@ -86,6 +89,7 @@ export const emptyState = (): StateModel => ({
   scenes: [],
   next_ids: { native_presets: 0, scenes: 0 },
   settings: { led_presets_file: null },
+  console: defaultConsoleSettings(),
 });
 
 export function newDevice(addr: Addr, fullMac: string | null, devType: number): Device {

@@ -26,6 +26,8 @@ const SCOPE_SECTIONS: Record<Scope, readonly string[] | null> = {
   NATIVE_PRESETS: ['native_presets', 'scenes'],
   LED_PRESETS: [],
   SCENES: ['scenes'],
+  // The console section is small: compared whole on every commit, like settings.
+  CONSOLE: [],
 };
 
 export class DirtyTracker {

@@ -1,8 +1,10 @@
 /**
  * Forward migrations of `state.json`. Version 1 is the original host's combined
  * devices+groups state (12-hex addresses, groups as a position-indexed list whose
- * position 0 is a hidden all-nodes entry); version 2 is ours. Each step is a pure
- * function from the previous shape to the next.
+ * position 0 is a hidden all-nodes entry); version 2 is ours; version 3 adds the
+ * `console` section (race mode, pinned scenes, battery level, acknowledged alerts — the
+ * settings every browser shares), which a version 2 file gets with its defaults. Each
+ * step is a pure function from the previous shape to the next.
  */
 import * as z from 'zod';
 import { normalizeAddr } from '../protocol/addr.ts';
@@ -14,9 +16,11 @@ import {
   type Device,
   type StateModel,
 } from '../domain/model.ts';
+import type { ConsoleSettings } from '../domain/console-settings.ts';
+import { loadConsoleSettings } from '../domain/console-settings.ts';
 import { loadNativePresets, loadScenes } from '../domain/scenes/library-load.ts';
 
-export const CURRENT_SCHEMA_VERSION = 2;
+export const CURRENT_SCHEMA_VERSION = 3;
 
 const int = (v: unknown, dflt: number, min = 0, max = 255): number =>
   typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : dflt;
@@ -59,8 +63,8 @@ const deviceSchema = z.object({
   online: z.boolean(),
 });
 
-export const stateFileSchema = z.object({
-  schema_version: z.literal(CURRENT_SCHEMA_VERSION),
+/** The sections versions 2 and 3 share. */
+const sharedSections = {
   devices: z.array(deviceSchema),
   groups: z.array(
     z.object({ id: intRange(1, MAX_GROUP_ID), name: z.string().min(1), dev_type: intRange(0, 255) }),
@@ -73,9 +77,18 @@ export const stateFileSchema = z.object({
     .partial()
     .optional(),
   settings: z.object({ led_presets_file: z.string().nullable() }),
+};
+
+const stateFileV2Schema = z.object({ schema_version: z.literal(2), ...sharedSections });
+
+export const stateFileSchema = z.object({
+  schema_version: z.literal(CURRENT_SCHEMA_VERSION),
+  ...sharedSections,
+  // Checked field by field (console-settings.ts): a bad value falls back to its default.
+  console: z.unknown(),
 });
 
-export type StateFile = z.infer<typeof stateFileSchema>;
+export type StateFile = Omit<z.infer<typeof stateFileSchema>, 'console'> & { console: ConsoleSettings };
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -141,8 +154,8 @@ export function migrateToCurrent(raw: unknown): {
     }
     return { state: migrateV1(raw), fromVersion: 1, notes: [] };
   }
-  if (version === CURRENT_SCHEMA_VERSION) {
-    const parsed = stateFileSchema.safeParse(raw);
+  if (version === 2 || version === CURRENT_SCHEMA_VERSION) {
+    const parsed = (version === 2 ? stateFileV2Schema : stateFileSchema).safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new Error(
@@ -158,15 +171,21 @@ export function migrateToCurrent(raw: unknown): {
     if (badDevice >= 0) throw new Error(`state file invalid at devices.${badDevice}.groupId: no such group`);
     const presets = loadNativePresets(state.native_presets, state.next_ids?.native_presets);
     const scenes = loadScenes(state.scenes, state.next_ids?.scenes);
+    // v2 → v3: the console settings start at their defaults (v2 kept them in each browser).
+    const consoleSection = loadConsoleSettings('console' in state ? state.console : undefined);
+    const { devices, groups, settings } = state as Pick<StateModel, 'devices' | 'groups' | 'settings'>;
     return {
       state: {
-        ...(state as Omit<StateModel, 'native_presets' | 'scenes' | 'next_ids'>),
+        devices,
+        groups,
         native_presets: presets.items,
         scenes: scenes.items,
         next_ids: { native_presets: presets.next, scenes: scenes.next },
+        settings,
+        console: consoleSection.settings,
       },
-      fromVersion: CURRENT_SCHEMA_VERSION,
-      notes: [...presets.notes, ...scenes.notes],
+      fromVersion: version,
+      notes: [...presets.notes, ...scenes.notes, ...consoleSection.notes],
     };
   }
   throw new Error(`unsupported state schema_version ${JSON.stringify(version)}`);

@@ -10,6 +10,7 @@
 import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateModel } from '../domain/model.ts';
+import { defaultConsoleSettings } from '../domain/console-settings.ts';
 import type { DirtyHint } from './dirty.ts';
 import { defaultWrite, fsyncDir, tempPrefix, writeFileDurable, type WriteFn } from './durable-write.ts';
 import { encodeRecord, JournalFile } from './journal.ts';
@@ -225,5 +226,12 @@ export class FileStatePersistence implements StatePersistence {
 }
 
 function emptyImage(): StateModel {
-  return { devices: [], groups: [], native_presets: [], scenes: [], settings: { led_presets_file: null } };
+  return {
+    devices: [],
+    groups: [],
+    native_presets: [],
+    scenes: [],
+    settings: { led_presets_file: null },
+    console: defaultConsoleSettings(),
+  };
 }

@@ -1,6 +1,8 @@
 /**
  * State-change scopes (every persisted mutation carries at least one) and their
- * mapping to the SSE `refresh` tokens clients act on (contract "Events").
+ * mapping to the SSE `refresh` tokens clients act on (contract "Events"). CONSOLE (the
+ * shared console settings) is ours, not the contract's: it yields no contract token,
+ * only the opt-in token `console` for streams opened with `?console=1` (http/sse.ts).
  */
 export const SCOPES = [
   'FULL',
@@ -12,6 +14,7 @@ export const SCOPES = [
   'NATIVE_PRESETS',
   'LED_PRESETS',
   'SCENES',
+  'CONSOLE',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -28,4 +31,12 @@ export function refreshTokens(scopes: readonly Scope[]): RefreshToken[] {
   if (set.has('LED_PRESETS')) out.push('led_presets');
   if (set.has('SCENES')) out.push('scenes');
   return out;
+}
+
+/** Refresh tokens beyond the contract, sent only to streams that asked for them. */
+export type OptInRefreshToken = 'console';
+
+/** The opt-in tokens for a set of scopes: `console` for CONSOLE and for FULL (reload, restore). */
+export function optInRefreshTokens(scopes: readonly Scope[]): OptInRefreshToken[] {
+  return scopes.length === 0 || scopes.includes('FULL') || scopes.includes('CONSOLE') ? ['console'] : [];
 }

@@ -39,6 +39,45 @@ describe('state migrations', () => {
     expect(again.state).toEqual(state);
   });
 
+  it('version-2-gets-the-default-console-settings-and-a-bad-console-field-falls-back', () => {
+    const v2 = {
+      schema_version: 2,
+      devices: [],
+      groups: [{ id: 1, name: 'Start', dev_type: 0 }],
+      native_presets: [],
+      scenes: [],
+      settings: { led_presets_file: 'p.json' },
+    };
+    const { state, fromVersion, notes } = migrateToCurrent(v2);
+    expect(fromVersion).toBe(2);
+    expect(state.groups).toEqual(v2.groups);
+    expect(state.settings).toEqual(v2.settings);
+    expect(state.console).toEqual({
+      race_mode: false,
+      pinned_scenes: [],
+      battery: { warnPerCell: 3.4 },
+      acknowledged_alerts: [],
+    });
+    expect(notes).toEqual([]);
+    const v3 = JSON.parse(serializeState(state)) as Record<string, unknown>;
+    expect(v3.schema_version).toBe(3);
+    // A hand-edited console section: each bad field falls back alone, with a note.
+    const edited = migrateToCurrent({
+      ...v3,
+      console: { race_mode: 'on', pinned_scenes: ['a', 'a', 'b'], battery: { warnPerCell: 9 } },
+    });
+    expect(edited.state.console).toEqual({
+      race_mode: false,
+      pinned_scenes: ['a', 'b'],
+      battery: { warnPerCell: 3.4 },
+      acknowledged_alerts: [],
+    });
+    expect(edited.notes).toEqual([
+      expect.stringMatching(/^console\.race_mode: invalid/),
+      expect.stringMatching(/^console\.battery: invalid/),
+    ]);
+  });
+
   it('rejects-unknown-versions-and-invalid-content', () => {
     expect(() => migrateToCurrent({ schema_version: 99 })).toThrow(/unsupported/);
     expect(() => migrateToCurrent([])).toThrow(/not a JSON object/);

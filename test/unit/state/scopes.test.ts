@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refreshTokens } from '../../../src/state/scopes.ts';
+import { optInRefreshTokens, refreshTokens } from '../../../src/state/scopes.ts';
 
 describe('scope → refresh token mapping', () => {
   it.each([
@@ -21,7 +21,22 @@ describe('scope → refresh token mapping', () => {
     [['NATIVE_PRESETS'], ['native_presets']],
     [['LED_PRESETS'], ['led_presets']],
     [['SCENES'], ['scenes']],
+    // Ours, not the contract's: no contract token at all.
+    [['CONSOLE'], []],
+    [['CONSOLE', 'SCENES'], ['scenes']],
   ] as const)('%j → %j', (scopes, tokens) => {
     expect(refreshTokens(scopes)).toEqual(tokens);
+  });
+});
+
+describe('opt-in refresh tokens', () => {
+  it.each([
+    [['CONSOLE'], ['console']],
+    [['FULL'], ['console']],
+    [[], ['console']],
+    [['SCENES'], []],
+    [['NONE'], []],
+  ] as const)('%j → %j', (scopes, tokens) => {
+    expect(optInRefreshTokens(scopes)).toEqual(tokens);
   });
 });

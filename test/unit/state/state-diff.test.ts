@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { defaultConsoleSettings } from '../../../src/domain/console-settings.ts';
 import { newDevice, type StateModel } from '../../../src/domain/model.ts';
 import { DirtyTracker } from '../../../src/state/dirty.ts';
 import { applyOps, diffState, jsonCopy, jsonEqual } from '../../../src/state/state-diff.ts';
@@ -13,6 +14,7 @@ function state(n: number): StateModel {
     native_presets: [],
     scenes: [],
     settings: { led_presets_file: null },
+    console: defaultConsoleSettings(),
   };
 }
 
