@@ -25,6 +25,7 @@ import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
 import { BlackoutService } from './services/race/index.ts';
+import { createConsoleSettings } from './services/console/index.ts';
 import { createSpecials } from './services/specials/index.ts';
 import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
@@ -277,6 +278,7 @@ export async function startHost(
       cancelTask: () => tasks.cancel()?.name ?? null,
       note: (ev) => master.note(ev),
     }),
+    consoleSettings: createConsoleSettings({ store, log }),
   };
   const unsubs = wireEvents(svc);
 

@@ -42,6 +42,8 @@ export class ListCache {
   }
 
   private onChange(c: StoreChange): void {
+    // The console settings are in neither list: their change keeps every cached row.
+    if (c.scopes.length > 0 && c.scopes.every((s) => s === 'CONSOLE')) return;
     if (c.devices) for (const d of c.devices) this.rows.delete(d);
     else this.rows = new WeakMap();
     this.devices.invalidate();

@@ -42,6 +42,11 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   if (res.success) return res.data;
   const issue = res.error.issues[0];
   if (!issue) throw new ValidationError('invalid request');
+  // A strict object names the fields it does not know (`colour: unknown field`).
+  if (issue.code === 'unrecognized_keys') {
+    const names = issue.keys.map((k) => fieldName([...issue.path, k]));
+    throw new ValidationError(`${names.join(', ')}: unknown field${names.length > 1 ? 's' : ''}`);
+  }
   throw new ValidationError(
     `${fieldName(issue.path)}: ${issue.input === undefined ? 'is required' : issue.message}`,
   );

@@ -17,6 +17,7 @@ import type { HistoryService } from './history/index.ts';
 import type { LinkTestService } from './link-test/index.ts';
 import type { LogBuffer } from './logs/index.ts';
 import type { BlackoutService } from './race/index.ts';
+import type { ConsoleSettingsService } from './console/index.ts';
 
 export interface AppServices extends DevicesServices, ScenesServices {
   clock: Clock;
@@ -45,6 +46,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   integration: IntegrationService;
   /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
   blackout: BlackoutService;
+  /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */
+  consoleSettings: ConsoleSettingsService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }
