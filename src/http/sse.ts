@@ -4,16 +4,22 @@
  * `scene_progress` as they happen, and a keep-alive comment about every 2 s.
  * Refresh and master bursts are coalesced (at most 10 per second), and a
  * client whose socket buffer keeps growing is dropped instead of buffered forever.
- * Opt-in extra: a client that connects with `?log=1` also gets `log` events (batches
- * of activity-log entries, at most 4 a second); every other client gets exactly the
- * contract's events.
+ * Opt-in extras: a client that connects with `?log=1` also gets `log` events (batches
+ * of activity-log entries, at most 4 a second); one that connects with `?console=1`
+ * (the web UI) also gets the refresh token `console` when the shared console settings
+ * change. Every other client gets exactly the contract's events and tokens.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import { createChannel, createSession, type Session } from 'better-sse';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../logger.ts';
-import { refreshTokens, type RefreshToken } from '../state/scopes.ts';
+import {
+  optInRefreshTokens,
+  refreshTokens,
+  type OptInRefreshToken,
+  type RefreshToken,
+} from '../state/scopes.ts';
 import type { TaskSnapshot } from '../tasks/task-manager.ts';
 import type { MasterSnapshot } from '../gateway/types.ts';
 import type { LogBuffer, LogEntry } from '../services/logs/index.ts';
@@ -34,6 +40,8 @@ interface SessionState {
   res: ServerResponse;
   /** Subscribed to the activity log's live feed. */
   log: boolean;
+  /** Also gets the opt-in refresh tokens (`console`). */
+  console: boolean;
 }
 
 const LOG_FLUSH_MS = 250;
@@ -43,6 +51,7 @@ const LOG_BATCH_MAX = 500;
 export class SseHub {
   private readonly channel = createChannel<Record<string, unknown>, SessionState>();
   private pending = new Set<RefreshToken>();
+  private pendingOptIn = new Set<OptInRefreshToken>();
   private flushTimer: NodeJS.Timeout | null = null;
   private pendingMaster: MasterSnapshot | null = null;
   private masterTimer: NodeJS.Timeout | null = null;
@@ -63,7 +72,7 @@ export class SseHub {
   ) {
     if (logs) this.unsubscribe.push(logs.onEntry((e) => this.queueLog(e)));
     this.unsubscribe.push(
-      bus.on('scopes', (scopes) => this.queueRefresh(refreshTokens(scopes))),
+      bus.on('scopes', (scopes) => this.queueRefresh(refreshTokens(scopes), optInRefreshTokens(scopes))),
       bus.on('task', (t) => this.onTask(t)),
       bus.on('master', (m) => this.queueMaster(m)),
       bus.on('gateway', (g) => this.broadcast('gateway', g)),
@@ -81,7 +90,7 @@ export class SseHub {
       keepAlive: SSE_KEEPALIVE_MS,
       retry: 2000,
       headers: { Connection: 'close', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
-      state: { res, log: wantsLog(req.url) },
+      state: { res, log: optedIn(req.url, 'log'), console: optedIn(req.url, 'console') },
       serializer,
     });
     if (session.state.log) {
@@ -133,13 +142,23 @@ export class SseHub {
   private flushRefresh(): void {
     this.flushTimer = null;
     const what = [...this.pending];
+    const extra = [...this.pendingOptIn];
     this.pending = new Set();
-    if (what.length > 0) this.broadcast('refresh', { what });
+    this.pendingOptIn = new Set();
+    if (extra.length === 0) {
+      if (what.length > 0) this.broadcast('refresh', { what });
+      return;
+    }
+    // The opt-in token never reaches a contract client; a change of only the console
+    // settings sends them nothing at all.
+    if (what.length > 0) this.broadcast('refresh', { what }, (s) => !s.console);
+    this.broadcast('refresh', { what: [...what, ...extra] }, (s) => s.console);
   }
 
-  private queueRefresh(tokens: RefreshToken[]): void {
-    if (tokens.length === 0) return;
+  private queueRefresh(tokens: RefreshToken[], extra: OptInRefreshToken[]): void {
+    if (tokens.length === 0 && extra.length === 0) return;
     for (const t of tokens) this.pending.add(t);
+    for (const t of extra) this.pendingOptIn.add(t);
     if (this.flushTimer) return;
     this.flushTimer = setTimeout(() => this.flushRefresh(), REFRESH_COALESCE_MS);
   }
@@ -176,10 +195,13 @@ export class SseHub {
   }
 }
 
-/** `?log=1` (or true/yes) on the stream's URL subscribes to the activity log's live feed. */
-function wantsLog(url: string | undefined): boolean {
+/**
+ * `?log=1` on the stream's URL subscribes to the activity log's live feed, `?console=1`
+ * to the `console` refresh token (each also as true/yes; both may be given).
+ */
+function optedIn(url: string | undefined, flag: 'log' | 'console'): boolean {
   const q = url?.split('?')[1];
   if (!q) return false;
-  const v = new URLSearchParams(q).get('log');
+  const v = new URLSearchParams(q).get(flag);
   return v === '1' || v === 'true' || v === 'yes';
 }
