@@ -42,7 +42,13 @@ export interface Harness {
   url: string;
   get<T = Record<string, unknown>>(path: string, init?: RequestInit): Promise<HttpResult<T>>;
   post<T = Record<string, unknown>>(path: string, body?: unknown, init?: RequestInit): Promise<HttpResult<T>>;
-  sse(): Promise<SseReader>;
+  patch<T = Record<string, unknown>>(
+    path: string,
+    body?: unknown,
+    init?: RequestInit,
+  ): Promise<HttpResult<T>>;
+  /** The live stream; `query` adds opt-ins, e.g. `console=1`. */
+  sse(query?: string): Promise<SseReader>;
   /** Waits (via the task endpoint's SSE events) until the task with this id ends. */
   waitTask(id: number, timeoutMs?: number): Promise<TaskSnapshot>;
 }
@@ -104,8 +110,9 @@ export async function withHost<T>(o: HostOptions, fn: (h: Harness) => Promise<T>
     url: host.url,
     get: (path, init) => request('GET', path, undefined, init),
     post: (path, body, init) => request('POST', path, body, init),
-    sse: async () => {
-      const r = await SseReader.connect(host.url + '/sse');
+    patch: (path, body, init) => request('PATCH', path, body, init),
+    sse: async (query) => {
+      const r = await SseReader.connect(host.url + '/sse' + (query ? `?${query}` : ''));
       readers.push(r);
       return r;
     },
