@@ -1,5 +1,7 @@
 /**
- * The one SSE stream per tab. Refresh tokens reload the matching parts of the model,
+ * The one SSE stream per tab, opened with `?console=1` so that it also carries the
+ * refresh token `console` (the shared console settings; not a contract token, so the host
+ * sends it only to streams that ask). Refresh tokens reload the matching parts of the model,
  * task/master/gateway snapshots replace theirs. EventSource retries on its own after
  * a dropped connection, but gives up for good when the host answers with an error
  * (e.g. 503 while it boots after a restart), so a closed stream is reopened here with
@@ -21,6 +23,7 @@ import {
   task,
 } from './store.ts';
 import { toast, toastError } from './toasts.ts';
+import { loadConsole } from './console.ts';
 import type { Gateway, Master, RecoveryProgress, SceneProgress, Task } from './types.ts';
 import { get } from './api.ts';
 import { describeTaskEnd } from './task-text.ts';
@@ -84,7 +87,7 @@ function open(): void {
   if (retryTimer) clearTimeout(retryTimer);
   retryTimer = null;
   es?.close();
-  const src = new EventSource(apiUrl('sse'));
+  const src = new EventSource(apiUrl('sse?console=1'));
   es = src;
   src.onopen = () => {
     retryMs = 1000;
@@ -115,6 +118,8 @@ function open(): void {
       else if (what === 'native_presets')
         void loadNative().catch((err) => toastError('Loading presets failed', err));
       else if (what === 'scenes') void loadScenes().catch((err) => toastError('Loading scenes failed', err));
+      else if (what === 'console')
+        void loadConsole().catch((err) => toastError('Loading console settings failed', err));
       for (const fn of refreshListeners.get(what) ?? []) fn();
     }
   });

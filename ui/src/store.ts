@@ -19,6 +19,7 @@ import type {
   Task,
 } from './types.ts';
 import { toastError } from './toasts.ts';
+import { loadConsole } from './console.ts';
 
 export const devices = signal<Device[]>([]);
 export const groups = signal<Group[]>([]);
@@ -205,7 +206,7 @@ export function scheduleDevices(): void {
   }, 250);
 }
 
-/** Everything the Devices page needs (after opening and after every reconnect). */
+/** Everything the pages need (after opening and after every reconnect), the shared console settings too. */
 export async function loadAll(): Promise<void> {
-  await Promise.all([loadMaster(), loadGroups(), loadDevices(), loadNative(), loadScenes()]);
+  await Promise.all([loadMaster(), loadGroups(), loadDevices(), loadNative(), loadScenes(), loadConsole()]);
 }

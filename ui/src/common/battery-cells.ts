@@ -8,6 +8,7 @@
  * The one home of the rule (the device table, its dialogs and the health views all judge
  * through here); `warnPerCellOf` is the one place that reads the stored thresholds.
  */
+import type { BatteryThresholds } from '../../../src/domain/console-settings.ts';
 import type { Level } from '../format.ts';
 
 /** Pack sizes seen on gates and start blocks (5S is rare; it reads as a full 4S or an empty 6S). */
@@ -16,12 +17,11 @@ const PACKS = [1, 2, 3, 4, 6];
 const CELL_MAX_V = 4.35;
 /** Below the warning level by this much per cell is critical. */
 const BAD_MARGIN_PER_CELL_V = 0.1;
+/** The host's default too (src/domain/console-settings.ts); shown until its settings arrive. */
 export const DEFAULT_WARN_PER_CELL_V = 3.4;
 
-export interface BatteryThresholds {
-  /** Warn below this voltage per cell; "bad" 0.1 V per cell lower. */
-  warnPerCell: number;
-}
+/** Warn below `warnPerCell` volts per cell, "bad" 0.1 V lower: one fleet setting on the host. */
+export type { BatteryThresholds } from '../../../src/domain/console-settings.ts';
 export const DEFAULT_BATTERY: BatteryThresholds = { warnPerCell: DEFAULT_WARN_PER_CELL_V };
 
 export interface BatteryState {
@@ -39,7 +39,7 @@ export function cellCount(mV: number): number {
   return PACKS.find((n) => v / n <= CELL_MAX_V) ?? 6;
 }
 
-/** The per-cell warning level from the thresholds kept in this browser (⚙ Settings). */
+/** The per-cell warning level from the fleet's thresholds (⚙ Settings, shared by every browser). */
 export function warnPerCellOf(t: BatteryThresholds): number {
   return t.warnPerCell;
 }

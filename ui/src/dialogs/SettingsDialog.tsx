@@ -1,4 +1,4 @@
-/** Browser-side settings (battery thresholds), backup and restore, and the keyboard shortcut list. */
+/** Fleet settings (battery thresholds, shared by every browser), backup and restore, and the keyboard shortcut list. */
 import { useState } from 'preact/hooks';
 import { apiUrl, post } from '../api.ts';
 import { saveThresholds, thresholds } from '../components/battery.ts';
@@ -46,9 +46,11 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
   const [cell, setCell] = useState(thresholds.value.warnPerCell);
   const submit = (e: Event) => {
     e.preventDefault();
-    saveThresholds({ warnPerCell: cell });
-    toast('Settings saved in this browser');
     onClose();
+    // Shown at once; a refusal rolls it back with a red toast (console.ts).
+    void saveThresholds({ warnPerCell: cell }).then((ok) => {
+      if (ok) toast('Battery warning saved for every browser');
+    });
   };
   return (
     <Modal title="Settings" onClose={onClose}>
@@ -58,7 +60,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
           The pack size is judged from the voltage (1S, 2S, 3S, 4S or 6S: the smallest pack whose cells would
           not read above 4.35 V), and the warning is per cell: 1S under {cell.toFixed(2)} V, 2S under{' '}
           {(2 * cell).toFixed(1)} V, 6S under {(6 * cell).toFixed(1)} V. Offline devices are not alerted
-          (their last reading is stale). Stored in this browser.
+          (their last reading is stale). One setting for the fleet: every browser uses it.
         </p>
         <label>
           Warn below (V per cell)

@@ -6,7 +6,8 @@ import { thresholds } from '../components/battery.ts';
 import { formatMac, relativeTime, rssiLevel, snrLevel } from '../format.ts';
 import { devices, groups, groupsById, nowS, statsOf } from '../store.ts';
 import type { Device } from '../types.ts';
-import { acks, setAcks } from './acks.ts';
+import { consoleLoaded } from '../console.ts';
+import { acknowledge, acks, unacknowledge } from './acks.ts';
 import { configPills } from '../common/config-pills.ts';
 import { rowChanged } from '../common/row-update.ts';
 import { ALERT_LABEL, computeAlerts, pruneAcks } from './alerts.ts';
@@ -125,10 +126,13 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
   });
   const t = warnPerCellOf(thresholds.value);
   const alerts = useMemo(() => computeAlerts(devices.value, t), [devices.value, t]);
-  // Forget acknowledgements whose condition cleared, so a recurrence alerts again.
+  // Forget acknowledgements whose condition cleared, so a recurrence alerts again (only the
+  // cleared keys are sent: another browser's acknowledgement made meanwhile stays).
   useEffect(() => {
-    if (devices.value.length > 0) setAcks(pruneAcks(acks.value, alerts));
-  }, [alerts]);
+    if (devices.value.length === 0 || !consoleLoaded.value) return;
+    const kept = new Set(pruneAcks(acks.value, alerts));
+    unacknowledge(acks.value.filter((k) => !kept.has(k)));
+  }, [alerts, consoleLoaded.value]);
   const acked = new Set(acks.value);
   const open = alerts.filter((a) => !acked.has(a.key));
   const shown = showAcked ? alerts : open;
@@ -178,10 +182,7 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
             show acknowledged
           </label>
           {open.length > 1 && (
-            <button
-              type="button"
-              onClick={() => setAcks([...new Set([...acks.value, ...open.map((a) => a.key)])])}
-            >
+            <button type="button" onClick={() => acknowledge(open.map((a) => a.key))}>
               Acknowledge all
             </button>
           )}
@@ -198,7 +199,7 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
                 </button>
                 <span class="muted">{a.text}</span>
                 {!acked.has(a.key) && (
-                  <button type="button" class="ghost small" onClick={() => setAcks([...acks.value, a.key])}>
+                  <button type="button" class="ghost small" onClick={() => acknowledge([a.key])}>
                     Acknowledge
                   </button>
                 )}

@@ -115,8 +115,10 @@ export function HelpPage() {
         <p>
           <strong>Blackout</strong> (status bar, race panel, key <kbd>b</kbd>) sends every node off at once:
           it stops the running scene and task first. <strong>Race mode</strong> (race panel) hides reboot,
-          forget master, firmware, reload and node resets so they cannot be hit by mistake. Pinned scenes run
-          with keys <kbd>1</kbd>–<kbd>9</kbd> on the race panel.
+          forget master, firmware, reload and node resets so they cannot be hit by mistake — in every browser
+          at once. Pinned scenes run with keys <kbd>1</kbd>–<kbd>9</kbd> on the race panel. Race mode, the
+          pins, the battery warning (⚙) and acknowledged alerts are kept on the host and shared by every
+          browser.
         </p>
       </section>
       <section>

@@ -1,7 +1,8 @@
 /**
  * The race-day panel: Blackout, race mode, the fleet at a glance (gateway, online
  * count, low batteries) and big buttons for the pinned scenes (keys 1–9 while this
- * page is open), with the running scene's progress and Stop.
+ * page is open), with the running scene's progress and Stop. Race mode and the pins are
+ * shared by every browser (kept on the host).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from '../api.ts';
@@ -13,7 +14,7 @@ import { toast, toastError } from '../toasts.ts';
 import { lowBattery } from '../components/battery.ts';
 import { GatewayPill } from '../components/StatusBar.tsx';
 import { BlackoutButton } from './BlackoutButton.tsx';
-import { pinnedScenes, raceMode, setPinned, setRaceMode } from './race-mode.ts';
+import { MAX_PINNED, pinnedScenes, raceMode, setPinned, setRaceMode } from './race-mode.ts';
 import './race.css';
 
 interface RunResult {
@@ -100,7 +101,7 @@ export function RacePage() {
             <input
               type="checkbox"
               checked={raceMode.value}
-              onChange={(e) => setRaceMode(e.currentTarget.checked)}
+              onChange={(e) => void setRaceMode(e.currentTarget.checked)}
               data-testid="race-mode"
             />
             Race mode (hide destructive actions)
@@ -145,14 +146,17 @@ export function RacePage() {
                 class="ghost icon tiny"
                 aria-label={`Unpin ${s.label}`}
                 title="Unpin"
-                onClick={() => setPinned(pinnedScenes.value.filter((k) => k !== s.key))}
+                onClick={() => void setPinned(pinned.filter((p) => p.key !== s.key).map((p) => p.key))}
               >
                 ×
               </button>
             </div>
           ))}
         </div>
-        {unpinned.length > 0 && (
+        {unpinned.length > 0 && pinned.length >= MAX_PINNED && (
+          <p class="muted">{MAX_PINNED} scenes pinned (keys 1–9): unpin one to pin another.</p>
+        )}
+        {unpinned.length > 0 && pinned.length < MAX_PINNED && (
           <label class="inline race-pin">
             Pin a scene
             <select
@@ -160,7 +164,7 @@ export function RacePage() {
               value=""
               onChange={(e) => {
                 const k = e.currentTarget.value;
-                if (k) setPinned([...pinnedScenes.value, k]);
+                if (k) void setPinned([...pinned.map((p) => p.key), k]);
               }}
             >
               <option value="">choose…</option>

@@ -1,28 +1,26 @@
 /**
- * Race-day state kept in this browser: race mode (destructive maintenance actions —
- * reboot, forget master, firmware, reload, resets — are hidden while it is on) and the
- * scenes pinned to the race panel, in order (number keys 1–9 run them).
+ * Race-day state shared by every browser (kept on the host, see ../console.ts): race mode
+ * (destructive maintenance actions — reboot, forget master, firmware, reload, resets — are
+ * hidden in every browser while it is on) and the scenes pinned to the race panel, in
+ * order (number keys 1–9 run them).
  */
-import { signal } from '@preact/signals';
+import { computed } from '@preact/signals';
+import { changeConsole, consoleSettings } from '../console.ts';
 
-function load<T>(key: string, fallback: T): T {
-  try {
-    const raw = localStorage.getItem(key);
-    return raw === null ? fallback : (JSON.parse(raw) as T);
-  } catch {
-    return fallback;
-  }
+/** The host keeps at most this many pins (keys 1–9). */
+export const MAX_PINNED = 9;
+
+export const raceMode = computed(() => consoleSettings.value.race_mode);
+export const pinnedScenes = computed(() => consoleSettings.value.pinned_scenes);
+
+export function setRaceMode(on: boolean): Promise<boolean> {
+  return changeConsole(
+    { race_mode: on },
+    (s) => ({ ...s, race_mode: on }),
+    on ? 'Race mode not switched on' : 'Race mode not switched off',
+  );
 }
 
-export const raceMode = signal<boolean>(load('lightnet.raceMode', false));
-export const pinnedScenes = signal<string[]>(load('lightnet.pinned', []));
-
-export function setRaceMode(on: boolean): void {
-  raceMode.value = on;
-  localStorage.setItem('lightnet.raceMode', JSON.stringify(on));
-}
-
-export function setPinned(keys: string[]): void {
-  pinnedScenes.value = keys;
-  localStorage.setItem('lightnet.pinned', JSON.stringify(keys));
+export function setPinned(keys: string[]): Promise<boolean> {
+  return changeConsole({ pinned_scenes: keys }, (s) => ({ ...s, pinned_scenes: keys }), 'Pins not saved');
 }
