@@ -113,6 +113,10 @@ describe('health and log pages', () => {
       await shots('health-overview');
       await alert.getByRole('button', { name: 'Acknowledge' }).click();
       await alerts.locator('li', { hasText: silentName }).waitFor({ state: 'detached' });
+      // Kept on the host, for every browser (not in this one's storage).
+      await expect
+        .poll(async () => (await h.get<{ console: { acknowledged_alerts: string[] } }>('/api/console')).body)
+        .toMatchObject({ console: { acknowledged_alerts: [`offline:${silent}`] } });
 
       const firstName = await nameOf(h, first);
       await page.getByTestId('health-table').getByRole('button', { name: firstName, exact: true }).click();

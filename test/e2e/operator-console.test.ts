@@ -2,7 +2,8 @@
  * Browser scenarios of issue 20 (what a trackside walk of the UI tripped over): the
  * phone reaches and opens a row, single-cell batteries are not flagged, control by
  * preset name, duplicate group names warned, task progress with counts, Blackout stops
- * a running scene and the simulated nodes go dark, race mode hides destructive actions.
+ * a running scene and the simulated nodes go dark, race mode hides destructive actions —
+ * in a second browser too, without a reload.
  * Every wait is on UI state; screenshots land in test-artifacts/.
  */
 import { readFile } from 'node:fs/promises';
@@ -335,13 +336,79 @@ describe('operator console', () => {
       );
       await b.shot('38-race-mode-options');
       await opts.getByRole('button', { name: 'Close' }).first().click();
-      // Off again: everything is back (the setting lives in this browser).
+      // Off again: everything is back.
       await page.getByRole('link', { name: 'Race', exact: true }).click();
       await page.getByTestId('race-mode').uncheck();
       await page.getByRole('link', { name: 'Devices', exact: true }).click();
       await page.getByRole('button', { name: 'Firmware…' }).waitFor();
       expect(b.errors).toEqual([]);
     });
+  });
+
+  it('race-mode-and-pins-switched-in-one-browser-show-in-another-without-a-reload', async () => {
+    // A second browser with its own profile (the tablet beside the track laptop): nothing
+    // is shared between the two but the host.
+    const tablet = await openBrowser({ width: 1024, height: 768 });
+    try {
+      await withHost({ nodes: 2, seed: 19 }, async (h) => {
+        await discoverAll(h);
+        const made = await h.post<{ scene: { key: string } }>('/api/scenes', {
+          label: 'Start lights',
+          actions: [],
+        });
+        expect(made.status, JSON.stringify(made.body)).toBe(200);
+        const laptop = b.page;
+        const other = tablet.page;
+        // The tablet ran an older UI that kept race mode and pins in its own storage: those
+        // copies are dropped once the host's settings load, never pushed to the host.
+        // (Written before the app's own scripts run, on the first page of the host's origin.)
+        await other.addInitScript(() => {
+          if (location.protocol !== 'http:' || sessionStorage.getItem('seeded')) return;
+          sessionStorage.setItem('seeded', '1');
+          localStorage.setItem('lightnet.raceMode', 'true');
+          localStorage.setItem('lightnet.pinned', '["start_lights"]');
+        });
+        await other.goto(h.url + '/');
+        await toast(other, /now shared by every browser/);
+        expect(await other.evaluate(() => localStorage.getItem('lightnet.raceMode'))).toBeNull();
+        expect(await other.evaluate(() => localStorage.getItem('lightnet.pinned'))).toBeNull();
+        const kept = await h.get<{ console: { race_mode: boolean; pinned_scenes: string[] } }>(
+          '/api/console',
+        );
+        expect(kept.body.console).toMatchObject({ race_mode: false, pinned_scenes: [] });
+        await rows(other).first().waitFor();
+        await other.getByRole('button', { name: 'Firmware…' }).waitFor();
+        expect(await other.getByText('RACE MODE', { exact: true }).count()).toBe(0);
+
+        await laptop.goto(h.url + '/race');
+        await laptop.getByTestId('race-page').waitFor();
+        await laptop.getByTestId('race-mode').check();
+        await laptop.getByText('RACE MODE', { exact: true }).waitFor();
+        // The tablet follows on its own: the pill shows and the destructive buttons go.
+        await other.getByText('RACE MODE', { exact: true }).waitFor();
+        await other.getByRole('button', { name: 'Firmware…' }).waitFor({ state: 'detached' });
+        expect(await other.getByRole('button', { name: 'Reload' }).count()).toBe(0);
+
+        // A scene pinned on the laptop is on the tablet's race panel (reached by the app's
+        // own link: no reload), in race mode there too.
+        await laptop.getByLabel('Pin a scene').selectOption({ label: 'Start lights' });
+        await laptop.locator('.race-run', { hasText: 'Start lights' }).waitFor();
+        await other.getByRole('link', { name: 'Race', exact: true }).click();
+        await other.locator('.race-run', { hasText: 'Start lights' }).waitFor();
+        await other.locator('[data-testid=race-mode]:checked').waitFor();
+        await tablet.shot('39-race-mode-second-browser');
+
+        // Switched off on the tablet: the laptop's panel follows.
+        await other.getByTestId('race-mode').uncheck();
+        await laptop.getByText('RACE MODE', { exact: true }).waitFor({ state: 'detached' });
+        await laptop.locator('[data-testid=race-mode]:not(:checked)').waitFor();
+        expect(b.errors).toEqual([]);
+        expect(tablet.errors).toEqual([]);
+        expect([...b.errorToasts, ...tablet.errorToasts]).toEqual([]);
+      });
+    } finally {
+      await tablet.close();
+    }
   });
 
   it('every-page-at-1280-1024-and-390', async () => {
