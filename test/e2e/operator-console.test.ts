@@ -362,16 +362,19 @@ describe('operator console', () => {
         // The tablet ran an older UI that kept race mode and pins in its own storage: those
         // copies are dropped once the host's settings load, never pushed to the host.
         // (Written before the app's own scripts run, on the first page of the host's origin.)
-        await other.addInitScript(() => {
-          if (location.protocol !== 'http:' || sessionStorage.getItem('seeded')) return;
-          sessionStorage.setItem('seeded', '1');
-          localStorage.setItem('lightnet.raceMode', 'true');
-          localStorage.setItem('lightnet.pinned', '["start_lights"]');
-        });
+        await other.addInitScript(`
+          if (location.protocol === 'http:' && !sessionStorage.getItem('seeded')) {
+            sessionStorage.setItem('seeded', '1');
+            localStorage.setItem('lightnet.raceMode', 'true');
+            localStorage.setItem('lightnet.pinned', '["start_lights"]');
+          }
+        `);
         await other.goto(h.url + '/');
         await toast(other, /now shared by every browser/);
-        expect(await other.evaluate(() => localStorage.getItem('lightnet.raceMode'))).toBeNull();
-        expect(await other.evaluate(() => localStorage.getItem('lightnet.pinned'))).toBeNull();
+        const stored = await other.evaluate(
+          "[localStorage.getItem('lightnet.raceMode'), localStorage.getItem('lightnet.pinned')]",
+        );
+        expect(stored).toEqual([null, null]);
         const kept = await h.get<{ console: { race_mode: boolean; pinned_scenes: string[] } }>(
           '/api/console',
         );
