@@ -9,13 +9,14 @@
  * click). Rows only re-render when their device object changes.
  */
 import { computed, signal } from '@preact/signals';
+import { Component } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { compareValues, matchesSearch, type SortDir } from '../format.ts';
 import { changedAt, devices, effectNames, groupsById, nowS } from '../store.ts';
 import type { Device } from '../types.ts';
 import { viewportW } from '../common/viewport.ts';
 import { thresholds } from './battery.ts';
-import { COL_CLASS, COLUMNS, columnsFor, Row } from './DeviceRow.tsx';
+import { COL_CLASS, COLUMNS, columnsFor, Row, type Column } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
 import { columnChoice } from './column-choice.ts';
 import { links } from '../health/data.ts';
@@ -132,6 +133,77 @@ function useWindow(rowH: number) {
   return { wrap, first, viewH };
 }
 
+/** Every row the filter shows selected, or none of them: the header box. */
+function toggleAll(allSelected: boolean): void {
+  const next = new Set(selection.value);
+  for (const d of currentRows) {
+    if (allSelected) next.delete(d.addr);
+    else next.add(d.addr);
+  }
+  selection.value = next;
+}
+
+function sortBy(key: string): void {
+  if (sortKey.value === key) sortDir.value = sortDir.value === 1 ? -1 : 1;
+  else {
+    sortKey.value = key;
+    sortDir.value = 1;
+  }
+}
+
+interface HeadProps {
+  cols: Column[];
+  colKeys: string;
+  allSelected: boolean;
+  sort: string;
+  dir: SortDir;
+}
+
+/**
+ * The header row. It redraws only when the columns, the sort or the header box change:
+ * the table redraws on every scrolled frame, and rebuilding the header's cells each time
+ * was garbage the frame's budget paid for.
+ */
+class TableHead extends Component<HeadProps> {
+  override shouldComponentUpdate(n: HeadProps): boolean {
+    const p = this.props;
+    return n.colKeys !== p.colKeys || n.allSelected !== p.allSelected || n.sort !== p.sort || n.dir !== p.dir;
+  }
+  override render({ cols, allSelected, sort, dir }: HeadProps) {
+    return (
+      <div class="dt-row dt-head" role="row" aria-rowindex={1}>
+        <div class="chk" role="columnheader">
+          <input
+            type="checkbox"
+            checked={allSelected}
+            aria-label="Select all visible devices"
+            title="Select every device the filter shows"
+            onClick={() => toggleAll(allSelected)}
+          />
+        </div>
+        {cols.map((c) => (
+          <div
+            key={c.key}
+            role="columnheader"
+            class={COL_CLASS.get(c.key)}
+            aria-sort={sort === c.key ? (dir === 1 ? 'ascending' : 'descending') : 'none'}
+          >
+            <button
+              type="button"
+              class="sort"
+              title={c.title ? `${c.title} — click to sort` : `Sort by ${c.label}`}
+              onClick={() => sortBy(c.key)}
+            >
+              {c.label}
+              {sort === c.key ? (dir === 1 ? ' ▲' : ' ▼') : ''}
+            </button>
+          </div>
+        ))}
+      </div>
+    );
+  }
+}
+
 export function DeviceTable({ rows }: { rows: Device[] }) {
   const sel = selection.value;
   const now = nowS.value;
@@ -151,26 +223,10 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const first = Math.min(rawFirst, Math.max(0, rows.length - count));
   const shown = rows.slice(first, first + count);
   const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
-  const toggleAll = () => {
-    const next = new Set(selection.value);
-    for (const d of rows) {
-      if (allSelected) next.delete(d.addr);
-      else next.add(d.addr);
-    }
-    selection.value = next;
-  };
-  const sortBy = (key: string) => {
-    if (sortKey.value === key) sortDir.value = sortDir.value === 1 ? -1 : 1;
-    else {
-      sortKey.value = key;
-      sortDir.value = 1;
-    }
-  };
   const nowMs = Date.now();
-  // Below this the Name column would collapse: scroll sideways instead.
-  const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
   // The Name column takes what the fixed columns leave, but never less than 8 rem:
   // below that the table scrolls sideways instead.
+  const minRem = cols.reduce((n, c) => n + (c.w ?? 8), 2.2);
   return (
     <div class="table-wrap" ref={wrap}>
       <div
@@ -181,37 +237,13 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
         data-testid="device-table"
         style={{ minWidth: `${minRem}rem` }}
       >
-        <div class="dt-row dt-head" role="row" aria-rowindex={1}>
-          <div class="chk" role="columnheader">
-            <input
-              type="checkbox"
-              checked={allSelected}
-              aria-label="Select all visible devices"
-              title="Select every device the filter shows"
-              onClick={toggleAll}
-            />
-          </div>
-          {cols.map((c) => (
-            <div
-              key={c.key}
-              role="columnheader"
-              class={COL_CLASS.get(c.key)}
-              aria-sort={
-                sortKey.value === c.key ? (sortDir.value === 1 ? 'ascending' : 'descending') : 'none'
-              }
-            >
-              <button
-                type="button"
-                class="sort"
-                title={c.title ? `${c.title} — click to sort` : `Sort by ${c.label}`}
-                onClick={() => sortBy(c.key)}
-              >
-                {c.label}
-                {sortKey.value === c.key ? (sortDir.value === 1 ? ' ▲' : ' ▼') : ''}
-              </button>
-            </div>
-          ))}
-        </div>
+        <TableHead
+          cols={cols}
+          colKeys={colKeys}
+          allSelected={allSelected}
+          sort={sortKey.value}
+          dir={sortDir.value}
+        />
         <div class="dt-body" role="rowgroup" style={{ height: `${rows.length * rowH}px` }}>
           {shown.map((d, i) => (
             <Row
