@@ -28,7 +28,7 @@ function stateTitle(d: Device, now: number): string {
   const s = linkState(d);
   if (s === 'rejoining') return `Rebooted: the host is putting it back into its group (${seen})`;
   if (s === 'offline' && d.offline_reason) return `Offline: ${d.offline_reason} (${seen})`;
-  return seen;
+  return `${STATE_TEXT[s]}, ${seen}`;
 }
 
 /** Opens the options dialog for a device (set by the page). */
@@ -154,14 +154,18 @@ export const shownByDefault = (c: Column, width: number): boolean =>
 export const columnsFor = (width: number, choice: Readonly<Record<string, boolean>> = {}): Column[] =>
   COLUMNS.filter((c) => c.key === 'name' || (choice[c.key] ?? shownByDefault(c, width)));
 
+/**
+ * RSSI / SNR of one direction. Two coloured spans straight in the cell (its title says
+ * what they are): every element a row has is laid out again for each row scrolled in.
+ */
 function Signal({ rssi, snr }: { rssi: number; snr: number }) {
   if (!rssi) return <span class="muted">—</span>;
   return (
-    <span class="sig" title={`RSSI ${rssi} dBm · SNR ${snr} dB`}>
+    <>
       <span class={`lvl-${rssiLevel(rssi)}`}>{rssi}</span>
-      <span class="muted">/</span>
+      {' / '}
       <span class={`lvl-${snrLevel(snr, true)}`}>{snr}</span>
-    </span>
+    </>
   );
 }
 
@@ -316,8 +320,13 @@ function cell(key: string, p: RowProps): ComponentChildren {
     case 'seen':
       return (
         <>
-          <span class={`pill tiny ${linkState(d)}`}>{STATE_TEXT[linkState(d)]}</span>{' '}
-          <span class="muted small-text">{relativeTime(d.last_seen_ts, now)}</span>
+          {/* Online is the usual case: a green dot leaves room for the time. */}
+          {linkState(d) === 'online' ? (
+            <span class="pill tiny online dot-only">●</span>
+          ) : (
+            <span class={`pill tiny ${linkState(d)}`}>{STATE_TEXT[linkState(d)]}</span>
+          )}{' '}
+          {relativeTime(d.last_seen_ts, now)}
         </>
       );
     case 'flags': {
@@ -326,7 +335,7 @@ function cell(key: string, p: RowProps): ComponentChildren {
       return (
         <>
           <span class={`pill tiny ${power ? 'on' : 'off'}`}>{power ? 'ON' : 'OFF'}</span>
-          {names.length > 0 && <span class="muted small-text"> {names.join(' ')}</span>}
+          {names.length > 0 && ` ${names.join(' ')}`}
         </>
       );
     }
@@ -364,6 +373,8 @@ const CELL_TITLE: Record<string, (p: RowProps) => string> = {
   addr: (p) => formatMac(p.d.full_mac, p.d.addr),
   effect: (p) => p.effect,
   group: (p) => `${p.groupLabel} (group #${p.d.groupId})`,
+  nrssi: (p) => (p.d.node_rssi ? `RSSI ${p.d.node_rssi} dBm · SNR ${p.d.node_snr} dB` : 'not heard yet'),
+  hrssi: (p) => (p.d.host_rssi ? `RSSI ${p.d.host_rssi} dBm · SNR ${p.d.host_snr} dB` : 'not heard yet'),
   config: (p) => configPills(p.d).join(', ') || 'nothing set',
 };
 

@@ -224,9 +224,9 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const shown = rows.slice(first, first + count);
   const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
   const nowMs = Date.now();
-  // The Name column takes what the fixed columns leave, but never less than 8 rem:
+  // The Name column takes what the fixed columns leave, but never less than 7 rem:
   // below that the table scrolls sideways instead.
-  const minRem = cols.reduce((n, c) => n + (c.w ?? 8), 2.2);
+  const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
   return (
     <div class="table-wrap" ref={wrap}>
       <div

@@ -29,6 +29,10 @@ const FLAGS: [string, string][] = [
 
 const MARKS: [string, string][] = [
   [
+    '● / Rejoining / Offline',
+    'The Seen column: a green dot is online (heard in the last poll), with the time it was last heard; Rejoining — it rebooted and the host is putting it back into its group; Offline — silent in the last poll (the tooltip says why).',
+  ],
+  [
     'pending',
     'The node has not acknowledged its new group yet; the host sends it again when it is next heard.',
   ],
