@@ -65,13 +65,17 @@ function stateFor(n: number): string {
 }
 
 /**
+ * (The selectors fit the table of every version since 5fb5e9e — rows with data-addr and
+ * sort buttons inside data-testid=device-table — so this file can measure an older
+ * checkout side by side.)
+ *
  * Page-side helpers, installed before every page load (plain JS: the bench's own
  * TypeScript has no DOM types). `__rowsAt` marks the first device row in the DOM.
  */
 const PAGE_HELPERS = String.raw`
 (() => {
   const mark = () => {
-    if (document.querySelector('[data-testid=device-table] [role=row][data-addr]')) {
+    if (document.querySelector('[data-testid=device-table] [data-addr]')) {
       window.__rowsAt = performance.now();
       return true;
     }
@@ -95,7 +99,7 @@ const PAGE_HELPERS = String.raw`
       el.dispatchEvent(new Event('input', { bubbles: true }));
     },
     sortBy(label) {
-      [...document.querySelectorAll('[data-testid=device-table] .dt-head button.sort')]
+      [...document.querySelectorAll('[data-testid=device-table] button.sort')]
         .find((b) => b.textContent.startsWith(label))
         .click();
     },
@@ -198,7 +202,7 @@ async function measured(cpu: Cpu, run: () => Promise<number>): Promise<{ wall: n
 async function tableOpen(page: Page, url: string, n: number): Promise<number> {
   await page.goto(url);
   await page.locator('.title-row', { hasText: `${n} shown` }).waitFor({ timeout: 60_000 });
-  await page.locator('[data-testid=device-table] [role=row][data-addr]').first().waitFor();
+  await page.locator('[data-testid=device-table] [data-addr]').first().waitFor();
   return inPage<number>(page, 'window.__bench.rowsPainted()');
 }
 
@@ -359,10 +363,7 @@ async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableF
             inPage<number>(page, `window.__bench.navTo('Health', '[data-testid=health-table] tbody tr')`),
           ),
         );
-        await inPage(
-          page,
-          `window.__bench.navTo('Devices', '[data-testid=device-table] [role=row][data-addr]')`,
-        );
+        await inPage(page, `window.__bench.navTo('Devices', '[data-testid=device-table] [data-addr]')`);
       }
       const stopTrace = traceDir ? await startTrace(b) : null;
       // Long tasks are rare events: one pass says little, so the scroll runs --runs times.
