@@ -101,7 +101,7 @@ describe('ui formatting', () => {
 describe('scene editor model', () => {
   it('previews offsets for every formula, clamped to the wire range', async () => {
     const { offsetFor, changeOffsetMode, stickyOffsetWarnings, timeline } =
-      await import('../../ui/src/scene-model.ts');
+      await import('../../ui/src/scenes/scene-model.ts');
     expect(offsetFor({ mode: 'linear', base_ms: 100, step_ms: 250 }, 2)).toBe(600);
     expect(offsetFor({ mode: 'linear', base_ms: 0, step_ms: -100 }, 3)).toBe(0);
     expect(offsetFor({ mode: 'vshape', base_ms: 0, step_ms: 100, center: 3 }, 1)).toBe(200);
@@ -147,7 +147,7 @@ describe('scene editor model', () => {
   });
 
   it('shows a delay as waiting time and keeps airtime for radio packets', async () => {
-    const { formatCost, formatTotal, delayTotalMs } = await import('../../ui/src/scene-model.ts');
+    const { formatCost, formatTotal, delayTotalMs } = await import('../../ui/src/scenes/scene-model.ts');
     const delay = { packets: 0, bytes: 0, airtime_ms: 1500, wall_clock_ms: 1500 };
     expect(formatCost(delay, 'delay')).toBe('wait 1,500 ms · no radio');
     expect(formatCost({ packets: 3, bytes: 54, airtime_ms: 155, wall_clock_ms: 191 }, 'native_effect')).toBe(

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { App } from './components/App.tsx';
+import { App } from './shell/App.tsx';
 import './styles.css';
 
 render(<App />, document.getElementById('app')!);

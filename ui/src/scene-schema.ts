@@ -2,7 +2,7 @@
 import { signal } from '@preact/signals';
 import { get } from './api.ts';
 import type { FieldUi } from './effect-fields.ts';
-import type { OffsetModeInfo } from './components/OffsetEditor.tsx';
+import type { OffsetModeInfo } from './scenes/OffsetEditor.tsx';
 import type { SceneAction } from './types.ts';
 
 export interface KindSchema {

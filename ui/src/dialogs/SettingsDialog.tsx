@@ -1,7 +1,7 @@
 /** Fleet settings (battery thresholds, shared by every browser), backup and restore, and the keyboard shortcut list. */
 import { useState } from 'preact/hooks';
 import { apiUrl, post } from '../api.ts';
-import { saveThresholds, thresholds } from '../components/battery.ts';
+import { saveThresholds, thresholds } from '../common/battery.ts';
 import { shortcutList } from '../keys.ts';
 import { health } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';

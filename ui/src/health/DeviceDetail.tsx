@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { onRefresh } from '../live.ts';
 import { Modal } from '../dialogs/Modal.tsx';
 import { batteryState, warnPerCellOf } from '../common/battery-cells.ts';
-import { thresholds } from '../components/battery.ts';
+import { thresholds } from '../common/battery.ts';
 import { formatMac, relativeTime } from '../format.ts';
 import { devices, nowS } from '../store.ts';
 import { toastError } from '../toasts.ts';

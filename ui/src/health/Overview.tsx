@@ -2,7 +2,7 @@
 import { Component } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { batteryState, warnPerCellOf } from '../common/battery-cells.ts';
-import { thresholds } from '../components/battery.ts';
+import { thresholds } from '../common/battery.ts';
 import { formatMac, relativeTime, rssiLevel, snrLevel } from '../format.ts';
 import { devices, groups, groupsById, nowS, statsOf } from '../store.ts';
 import type { Device } from '../types.ts';

@@ -1,6 +1,6 @@
 /** The scene editor body: the action cards with their move/copy/remove tools, and adding an action. */
 import { useState } from 'preact/hooks';
-import { stickyOffsetWarnings, type Estimate } from '../scene-model.ts';
+import { stickyOffsetWarnings, type Estimate } from './scene-model.ts';
 import { editorSchema, newAction } from '../scene-schema.ts';
 import type { SceneAction } from '../types.ts';
 import { ActionCard, type CardState } from './ActionCard.tsx';

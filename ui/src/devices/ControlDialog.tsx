@@ -10,7 +10,7 @@ import { editorSchema, kindSchema, loadEditorSchema } from '../scene-schema.ts';
 import { nativePresets } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { SceneAction, Target } from '../types.ts';
-import { Modal } from './Modal.tsx';
+import { Modal } from '../dialogs/Modal.tsx';
 
 const USER_FLAGS: [number, string, string, string][] = [
   [0x02, 'arm_on_sync', 'Arm on sync', 'Queue on the node until the next SYNC'],

@@ -1,7 +1,7 @@
 /** A picture of the scene on a time axis: bars per action, SYNC lines, offset lanes. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDuration } from '../format.ts';
-import type { TimelineBar } from '../scene-model.ts';
+import type { TimelineBar } from './scene-model.ts';
 
 const ROW = 18;
 

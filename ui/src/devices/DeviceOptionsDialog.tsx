@@ -12,8 +12,8 @@ import { optionLabels } from '../task-text.ts';
 import { devices, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
-import { confirmAction } from './confirm.tsx';
-import { Modal } from './Modal.tsx';
+import { confirmAction } from '../dialogs/confirm.tsx';
+import { Modal } from '../dialogs/Modal.tsx';
 import { FunctionCard, type FunctionSchema } from './FunctionCard.tsx';
 
 type Value = number | { start: number; stop: number };

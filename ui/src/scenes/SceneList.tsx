@@ -1,5 +1,5 @@
 /** The scene library sidebar: stored scenes, the open one marked (and whether it has unsaved edits), new scene. */
-import { EMPTY_DRAFT } from '../scene-draft.ts';
+import { EMPTY_DRAFT } from './scene-draft.ts';
 import { scenes } from '../store.ts';
 import { toDraft, type Draft } from './SceneConflict.tsx';
 

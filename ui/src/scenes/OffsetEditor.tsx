@@ -1,5 +1,5 @@
 /** Offset formula of an offset group, with the live per-group preview. */
-import { changeOffsetMode, offsetPreview, type OffsetSpec } from '../scene-model.ts';
+import { changeOffsetMode, offsetPreview, type OffsetSpec } from './scene-model.ts';
 
 export interface OffsetModeInfo {
   value: string;

@@ -8,9 +8,9 @@ import { formatElapsed } from '../format.ts';
 import { taskReceivedAt } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import type { Task } from '../types.ts';
-import { confirmAction } from './confirm.tsx';
+import { confirmAction } from '../dialogs/confirm.tsx';
 import { FirmwareDeviceRows, type FirmwareTaskMeta } from './FirmwareDeviceRows.tsx';
-import { Modal } from './Modal.tsx';
+import { Modal } from '../dialogs/Modal.tsx';
 
 export function FirmwareRunView({
   t,

@@ -1,13 +1,13 @@
 /** Native preset library: list on the left, the schema-driven 14-field editor on the right. */
 import { useState } from 'preact/hooks';
 import { del, post, put } from '../api.ts';
-import { EffectEditor } from '../components/EffectEditor.tsx';
+import { EffectEditor } from './EffectEditor.tsx';
 import { completeParams, type Params } from '../effect-fields.ts';
 import { nativePresets, nativeSchema, scenes } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { NativePreset, SceneAction } from '../types.ts';
-import { confirmAction } from './confirm.tsx';
-import { Modal } from './Modal.tsx';
+import { confirmAction } from '../dialogs/confirm.tsx';
+import { Modal } from '../dialogs/Modal.tsx';
 
 const FLAG_BITS: Record<string, number> = {
   arm_on_sync: 0x02,

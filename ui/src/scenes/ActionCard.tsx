@@ -4,7 +4,7 @@ import { EffectEditor } from './EffectEditor.tsx';
 import { OffsetEditor } from './OffsetEditor.tsx';
 import { TargetPicker } from './TargetPicker.tsx';
 import { editorSchema, kindSchema, newAction } from '../scene-schema.ts';
-import { flagSummary, formatCost, type Estimate, type OffsetSpec } from '../scene-model.ts';
+import { flagSummary, formatCost, type Estimate, type OffsetSpec } from './scene-model.ts';
 import { nativePresets, nativeSchema } from '../store.ts';
 import type { Params } from '../effect-fields.ts';
 import type { SceneAction, Target } from '../types.ts';

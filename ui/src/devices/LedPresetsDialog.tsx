@@ -5,8 +5,8 @@ import { onRefresh } from '../live.ts';
 import { devices, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Task } from '../types.ts';
-import { confirmAction } from './confirm.tsx';
-import { Modal } from './Modal.tsx';
+import { confirmAction } from '../dialogs/confirm.tsx';
+import { Modal } from '../dialogs/Modal.tsx';
 import { TaskProgress } from './TaskProgress.tsx';
 import { DEFAULT_WIFI, WifiFields, wifiBody, type WifiForm } from './WifiFields.tsx';
 

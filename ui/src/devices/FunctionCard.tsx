@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device } from '../types.ts';
-import { confirmAction } from './confirm.tsx';
+import { confirmAction } from '../dialogs/confirm.tsx';
 
 export interface FunctionSchema {
   key: string;

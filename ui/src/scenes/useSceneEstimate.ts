@@ -1,7 +1,7 @@
 /** The live cost estimate of a scene draft, debounced; the host's answer also validates the actions. */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, post } from '../api.ts';
-import { delayTotalMs, type Estimate } from '../scene-model.ts';
+import { delayTotalMs, type Estimate } from './scene-model.ts';
 import type { SceneAction } from '../types.ts';
 
 export interface DraftEstimate {

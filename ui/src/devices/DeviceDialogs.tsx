@@ -6,8 +6,8 @@ import { formatMac, formatVolts } from '../format.ts';
 import { groups, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Device, Task } from '../types.ts';
-import { lowBattery, thresholds } from '../components/battery.ts';
-import { Modal } from './Modal.tsx';
+import { lowBattery, thresholds } from '../common/battery.ts';
+import { Modal } from '../dialogs/Modal.tsx';
 import { duplicateWarning, emptySameNamed } from '../common/group-names.ts';
 import { TaskProgress } from './TaskProgress.tsx';
 

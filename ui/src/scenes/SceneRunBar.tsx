@@ -1,5 +1,5 @@
 /** The scene editor's footer: the estimated total (or why there is none), delete, duplicate, save, run/stop. */
-import { formatTotal } from '../scene-model.ts';
+import { formatTotal } from './scene-model.ts';
 import type { Draft } from './SceneConflict.tsx';
 import type { DraftEstimate } from './useSceneEstimate.ts';
 

@@ -4,7 +4,7 @@
  * closing the tab with them asks first.
  */
 import { computed, signal } from '@preact/signals';
-import type { Draft } from './components/SceneConflict.tsx';
+import type { Draft } from './SceneConflict.tsx';
 
 export const EMPTY_DRAFT: Draft = { key: null, label: 'New scene', actions: [], stop_on_error: true };
 

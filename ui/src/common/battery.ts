@@ -3,7 +3,7 @@
  * ../console.ts) and the list of online devices with a low battery.
  */
 import { computed } from '@preact/signals';
-import { batteryLevel, type BatteryThresholds } from '../common/battery-cells.ts';
+import { batteryLevel, type BatteryThresholds } from './battery-cells.ts';
 import { changeConsole, consoleSettings } from '../console.ts';
 import { devices } from '../store.ts';
 

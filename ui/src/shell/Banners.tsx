@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { gateway, health, link, loadHealth, loadMaster } from '../store.ts';
 import { toastError } from '../toasts.ts';
-import { lowBattery } from './battery.ts';
+import { lowBattery } from '../common/battery.ts';
 import { HeatBanner } from './HeatBanner.tsx';
 
 export function Banners({ onShowBattery }: { onShowBattery: () => void }) {

@@ -8,20 +8,20 @@ import {
   NewGroupDialog,
   ResyncDialog,
   type ControlTarget,
-} from '../dialogs/DeviceDialogs.tsx';
+} from './DeviceDialogs.tsx';
 import { devices, groups, groupsById, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Task } from '../types.ts';
 import { DeviceTable, openOptions, search, selection, visibleDevices } from './DeviceTable.tsx';
-import { DeviceOptionsDialog } from '../dialogs/DeviceOptionsDialog.tsx';
-import { FirmwareDialog } from '../dialogs/FirmwareDialog.tsx';
-import { LedPresetsDialog } from '../dialogs/LedPresetsDialog.tsx';
+import { DeviceOptionsDialog } from './DeviceOptionsDialog.tsx';
+import { FirmwareDialog } from './FirmwareDialog.tsx';
+import { LedPresetsDialog } from './LedPresetsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
 import { ColumnsMenu } from './ColumnsMenu.tsx';
 import { downloadCsv, fleetCsv } from '../health/fleet-csv.ts';
 import { loadLinks } from '../health/data.ts';
-import { thresholds } from './battery.ts';
+import { thresholds } from '../common/battery.ts';
 import { warnPerCellOf } from '../common/battery-cells.ts';
 import { registerShortcut } from '../keys.ts';
 import { raceMode } from '../race/race-mode.ts';

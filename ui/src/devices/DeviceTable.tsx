@@ -15,7 +15,7 @@ import { compareValues, matchesSearch, type SortDir } from '../format.ts';
 import { changedAt, devices, effectNames, groupsById, nowS } from '../store.ts';
 import type { Device } from '../types.ts';
 import { viewportW } from '../common/viewport.ts';
-import { thresholds } from './battery.ts';
+import { thresholds } from '../common/battery.ts';
 import { COL_CLASS, COLUMNS, columnsFor, Row, type Column } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
 import { columnChoice } from './column-choice.ts';

@@ -8,7 +8,7 @@ import { get, post } from '../api.ts';
 import { devices, task, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Task } from '../types.ts';
-import { confirmAction } from './confirm.tsx';
+import { confirmAction } from '../dialogs/confirm.tsx';
 import {
   DEFAULT_FIRMWARE_OPTIONS,
   FirmwareOptionsForm,
@@ -19,7 +19,7 @@ import {
 } from './FirmwareOptions.tsx';
 import { FirmwareRunView } from './FirmwareRunView.tsx';
 import { FirmwareTargets, targetsByMode, type TargetMode } from './FirmwareTargets.tsx';
-import { Modal } from './Modal.tsx';
+import { Modal } from '../dialogs/Modal.tsx';
 
 export function FirmwareDialog({
   selected,
