@@ -1,16 +1,8 @@
 /** The benchmark state: `devices` devices spread over `groups` groups. */
-import { newDevice, type StateModel } from '../src/domain/model.ts';
-import { defaultConsoleSettings } from '../src/domain/console-settings.ts';
+import { emptyState, newDevice, type StateModel } from '../src/domain/model.ts';
 
 export function fleetState(devices: number, groups: number): StateModel {
-  const s: StateModel = {
-    devices: [],
-    groups: [],
-    native_presets: [],
-    scenes: [],
-    settings: { led_presets_file: null },
-    console: defaultConsoleSettings(),
-  };
+  const s: StateModel = emptyState();
   for (let g = 1; g <= groups; g++) s.groups.push({ id: g, name: `Group ${g}`, dev_type: 0 });
   for (let i = 0; i < devices; i++) {
     const addr = (0x100000 + i * 7919).toString(16).toUpperCase().slice(-6);
