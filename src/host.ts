@@ -69,6 +69,11 @@ export interface HostOverrides {
   http?: Pick<AppOptions, 'limits'> & Pick<SecurityOptions, 'now' | 'throttle' | 'sessions'>;
   /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
   history?: Partial<HistoryOptions>;
+  /**
+   * How long a device-option write waits for the node's ACKs (default 6 s). Tests that
+   * need a write to stay running while they act lengthen it, instead of racing the clock.
+   */
+  specialsAckBudgetMs?: number;
 }
 
 interface GatewayChoice {
@@ -255,6 +260,7 @@ export async function startHost(
       ledPresets,
       nativePresets: scenes.nativePresets,
       heatSlots,
+      ackBudgetMs: overrides.specialsAckBudgetMs,
     }),
     backup: createBackup({
       dataDir: cfg.dataDir,

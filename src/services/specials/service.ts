@@ -40,6 +40,8 @@ export interface SpecialsDeps {
   tasks: TaskManager;
   clock: Clock;
   log: Logger;
+  /** How long an option write waits for the node's ACKs (default 6 s; tests lengthen it). */
+  ackBudgetMs?: number;
 }
 
 export interface Target {
@@ -60,7 +62,12 @@ export class SpecialsService {
   private readonly readChains = new Map<Addr, Promise<void>>();
 
   constructor(private readonly deps: SpecialsDeps) {
-    this.writer = new AckedConfigWriter({ driver: deps.driver, clock: deps.clock, registry: deps.registry });
+    this.writer = new AckedConfigWriter({
+      driver: deps.driver,
+      clock: deps.clock,
+      registry: deps.registry,
+      budgetMs: deps.ackBudgetMs,
+    });
   }
 
   /** The device addressed by `mac` (400 unusable/broadcast, 404 unknown). */

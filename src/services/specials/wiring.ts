@@ -31,6 +31,8 @@ export function createSpecials(deps: {
   nativePresets?: { list(): readonly unknown[] };
   /** The current heat's start-block slots (timing-application integration). */
   heatSlots?: () => readonly StartblockSlot[];
+  /** The option write's ACK budget (tests). */
+  ackBudgetMs?: number;
 }): { specials: SpecialsService; specialsSchema: SpecialsSchema; specialsActions: SpecialsActions } {
   const presets = deps.nativePresets;
   const native: NativePresetSource = presets
