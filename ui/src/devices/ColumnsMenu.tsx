@@ -5,7 +5,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { viewportW } from '../common/viewport.ts';
 import { columnChoice, resetColumns, setColumn } from './column-choice.ts';
-import { COLUMNS, shownByDefault } from './DeviceRow.tsx';
+import { COLUMNS, shownByDefault } from './columns.ts';
 
 export function ColumnsMenu() {
   const ref = useRef<HTMLDetailsElement>(null);
