@@ -122,7 +122,11 @@ export function readJson(f: LocatedFile): unknown {
     return JSON.parse(text) as unknown;
   } catch (err) {
     const msg = (err as Error).message;
-    const truncated = /end of (JSON )?input|Unterminated/i.test(msg);
+    // A file cut short (a copy interrupted, a full disk) fails at its very end.
+    const at = /position (\d+)/.exec(msg)?.[1];
+    const truncated =
+      /end of (JSON )?input|Unterminated/i.test(msg) ||
+      (at !== undefined && Number(at) >= text.trimEnd().length);
     throw new RaceLinkImportError(
       f.name,
       truncated ? `is truncated (the JSON ends early: ${msg})` : `is not valid JSON (${msg})`,
