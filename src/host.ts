@@ -238,7 +238,15 @@ export async function startHost(
     log,
     timings: overrides.otaTimings,
   });
-  const backup = createBackup({ dataDir: cfg.dataDir, store, tasks, ledPresets, firmware: ota.firmware, clock, log });
+  const backup = createBackup({
+    dataDir: cfg.dataDir,
+    store,
+    tasks,
+    ledPresets,
+    firmware: ota.firmware,
+    clock,
+    log,
+  });
   const svc: AppServices = {
     clock,
     log,
