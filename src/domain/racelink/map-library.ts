@@ -143,7 +143,8 @@ function normalizeSpelling(a: unknown, r: ReportBuilder): unknown {
     params.presetId ??= v;
     touched = true;
   }
-  if (out.brightness !== undefined && out.kind !== 'rl_effect' && out.kind !== 'native_effect') {
+  // Brightness is a params field of every effect kind (the docs put it at the top level).
+  if (out.brightness !== undefined) {
     params.brightness ??= out.brightness;
     delete out.brightness;
     touched = true;

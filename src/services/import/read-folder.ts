@@ -3,7 +3,7 @@
  * known subfolders (two levels, no symlinks followed), each capped in size. Other files are
  * listed by name only (the report shows them as ignored), never read.
  */
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RaceLinkImportError, type RaceLinkFile } from '../../domain/racelink/types.ts';
 
@@ -12,7 +12,8 @@ export const FOLDER_FILE_MAX_BYTES = 16 * 1024 * 1024;
 const MAX_FILES = 5000;
 
 export async function readRaceLinkFolder(dir: string): Promise<RaceLinkFile[]> {
-  const st = await lstat(dir).catch(() => null);
+  // The folder itself may be a symlink (a moved home folder); nothing inside is followed.
+  const st = await stat(dir).catch(() => null);
   if (!st) throw new RaceLinkImportError(dir, 'no such folder');
   if (!st.isDirectory())
     throw new RaceLinkImportError(dir, 'is not a folder (give the RaceLink data folder, e.g. ~/.racelink)');
