@@ -103,16 +103,14 @@ function specialsOf(d: Json, caps: Capability[]): Record<string, number> {
   return materializeSpecials(caps, src);
 }
 
-const sameDevice = (a: Device, b: Device): boolean =>
-  a.name === b.name &&
-  a.full_mac === b.full_mac &&
-  a.dev_type === b.dev_type &&
-  a.groupId === b.groupId &&
-  a.version === b.version &&
-  a.flags === b.flags &&
-  a.presetId === b.presetId &&
-  a.brightness === b.brightness &&
-  JSON.stringify(a.specials) === JSON.stringify(b.specials);
+/**
+ * What an import sets on a device Lightnet already has: what the operator authored in
+ * RaceLink (name, group, options). Identity (type, firmware version, MAC) and the last
+ * control state come from the node itself, so Lightnet's values are as new or newer.
+ */
+const AUTHORED = ['name', 'groupId', 'specials'] as const;
+const sameAuthored = (a: Device, b: Device): boolean =>
+  a.name === b.name && a.groupId === b.groupId && JSON.stringify(a.specials) === JSON.stringify(b.specials);
 
 export function mapDevices(
   state: StateModel,
@@ -182,28 +180,24 @@ export function mapDevices(
       r.item('device', want.name, 'create', groupId ? `group ${groupId}` : undefined);
       continue;
     }
-    if (sameDevice(existing, { ...want, full_mac: existing.full_mac ?? mac })) {
+    const macFilled = existing.full_mac === null && mac !== null;
+    if (macFilled) existing.full_mac = mac;
+    // Options are compared on the device's own type (the node told Lightnet which it is).
+    want.specials = specialsOf(d, deviceTypeInfo(existing.dev_type).caps);
+    if (!macFilled && sameAuthored(existing, want)) {
       r.item('device', want.name, 'unchanged');
       continue;
     }
-    const changed = (
-      ['name', 'dev_type', 'groupId', 'version', 'flags', 'presetId', 'brightness'] as const
-    ).filter((k) => existing[k] !== want[k]);
+    const changed: string[] = AUTHORED.filter((k) => JSON.stringify(existing[k]) !== JSON.stringify(want[k]));
+    if (macFilled) changed.push('MAC');
     if (existing.groupId !== want.groupId) existing.group_pending = true;
-    Object.assign(existing, {
-      name: want.name,
-      full_mac: existing.full_mac ?? mac,
-      dev_type: want.dev_type,
-      groupId: want.groupId,
-      version: want.version,
-      flags: want.flags,
-      presetId: want.presetId,
-      effectId: want.effectId,
-      brightness: want.brightness,
-      configByte: want.configByte,
-      specials: want.specials,
-    });
-    r.item('device', want.name, 'update', changed.length ? changed.join(', ') : 'options');
+    Object.assign(existing, { name: want.name, groupId: want.groupId, specials: want.specials });
+    r.item(
+      'device',
+      want.name,
+      'update',
+      changed.join(', ').replace('groupId', 'group').replace('specials', 'options'),
+    );
   }
 }
 

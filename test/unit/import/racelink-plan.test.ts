@@ -141,6 +141,35 @@ describe('RaceLink import: the v0.1.5 club fixture (written by the original host
     expect(again.report.counts.device).toMatchObject({ create: 0, update: 0, unchanged: 24 });
   });
 
+  it('a device Lightnet already heard keeps its identity; only what the operator authored is imported', () => {
+    const current = emptyState();
+    const heard = structuredClone(s.devices.find((d) => d.name === 'Spare Gate')!);
+    Object.assign(heard, {
+      name: 'LED DC54759471D0',
+      version: 9,
+      brightness: 12,
+      online: true,
+      last_seen_ts: 1234,
+    });
+    heard.group_pending = false;
+    current.devices.push(heard);
+    const m = plan(CLUB, current);
+    const d = m.state.devices.find((x) => x.addr === '9471D0');
+    expect(d).toMatchObject({
+      name: 'Spare Gate',
+      version: 9,
+      brightness: 12,
+      online: true,
+      last_seen_ts: 1234,
+    });
+    expect(m.report.items.find((i) => i.name === 'Spare Gate')).toMatchObject({
+      action: 'update',
+      detail: 'name',
+    });
+    const again = planImport(folderFiles(CLUB), m.state, m.ledFiles, { now: NOW });
+    expect(again.report.changes).toBe(false);
+  });
+
   it('merges into an existing setup: same names match, taken preset ids move and references follow', () => {
     const current = emptyState();
     current.groups.push({ id: 1, name: 'Pit', dev_type: 0 }, { id: 2, name: 'Finish Arch', dev_type: 0 });
