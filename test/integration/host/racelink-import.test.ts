@@ -128,6 +128,16 @@ describe('POST /api/import/racelink', () => {
       expect(l.groups.map((g) => g.name)).toEqual(expect.arrayContaining(['Pit Lane 🏁', 'スタートゲート']));
       expect(l.presets.map((p) => p.id)).toEqual([3, 7]);
       expect(res.body.report?.items.filter((i) => i.kind === 'network')).toHaveLength(2);
+      // A snapshot from rl_state_backups/ instead of the current state (dry run).
+      const snap = await upload(h, parts(folderFiles(LATER)), '?dry_run=1&backup=state_20260601_120000');
+      expect(snap.status).toBe(200);
+      expect(snap.body.report?.source.backup).toBe('rl_state_backups/state_20260601_120000.json');
+      expect(snap.body.report?.counts.device).toMatchObject({ create: 2 });
+      const bad = await upload(h, parts(folderFiles(LATER)), '?dry_run=1&backup=../x');
+      expect(bad).toMatchObject({
+        status: 400,
+        body: { ok: false, error: expect.stringMatching(/^backup: /) },
+      });
     });
   });
 
