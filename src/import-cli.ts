@@ -10,9 +10,13 @@ import { ScaledClock } from './clock.ts';
 import { EventBus } from './events.ts';
 import { createLogger } from './logger.ts';
 import { createBackup } from './services/backup/index.ts';
-import { createRaceLinkImport, formatReport, RaceLinkImportError } from './services/import/index.ts';
-import { runningHostProblem } from './services/import/host-check.ts';
-import { readRaceLinkFolder } from './services/import/read-folder.ts';
+import {
+  createRaceLinkImport,
+  formatReport,
+  RaceLinkImportError,
+  readRaceLinkFolder,
+  runningHostProblem,
+} from './services/import/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { FirmwareStore } from './services/ota/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
