@@ -19,6 +19,7 @@ import { createLinkTest } from './services/link-test/index.ts';
 import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { AppServices } from './services/index.ts';
 import { createBackup } from './services/backup/index.ts';
+import { createRaceLinkImport } from './services/import/index.ts';
 import { createIntegration, type IntegrationService } from './services/integration/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import type { StartblockSlot } from './domain/scenes/types.ts';
@@ -237,6 +238,15 @@ export async function startHost(
     log,
     timings: overrides.otaTimings,
   });
+  const backup = createBackup({
+    dataDir: cfg.dataDir,
+    store,
+    tasks,
+    ledPresets,
+    firmware: ota.firmware,
+    clock,
+    log,
+  });
   const svc: AppServices = {
     clock,
     log,
@@ -262,15 +272,8 @@ export async function startHost(
       heatSlots,
       ackBudgetMs: overrides.specialsAckBudgetMs,
     }),
-    backup: createBackup({
-      dataDir: cfg.dataDir,
-      store,
-      tasks,
-      ledPresets,
-      firmware: ota.firmware,
-      clock,
-      log,
-    }),
+    backup,
+    racelinkImport: createRaceLinkImport({ store, tasks, ledPresets, backup, clock, log }),
     integration,
     phase: () => phase,
     logs,

@@ -36,3 +36,30 @@ export function checkName(value: string, field: string, max: number): string {
   if (problem) throw new ValidationError(`${field}: ${problem}`);
   return clean;
 }
+
+const LONE_SURROGATE_ALL = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const UNSAFE_ALL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/**
+ * Text from another program made fit for a name: control and text-direction characters
+ * removed, then cut to `max` code points at a character boundary (a cut never splits an
+ * emoji's surrogate pair, and prefers to end between whole graphemes: a flag or a family
+ * emoji is kept whole or dropped whole). Says what it changed, for an import report.
+ */
+export function fitName(value: string, max: number): { text: string; cut: boolean; cleaned: boolean } {
+  const clean = value.replace(UNSAFE_ALL, '').replace(LONE_SURROGATE_ALL, '').trim();
+  const cleaned = clean !== value.trim();
+  if (codePointLength(clean) <= max) return { text: clean, cut: false, cleaned };
+  let out = '';
+  let n = 0;
+  for (const { segment } of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(clean)) {
+    const len = codePointLength(segment);
+    if (n + len > max) break;
+    out += segment;
+    n += len;
+  }
+  // A single grapheme longer than the limit (pathological): fall back to code points.
+  if (!out) out = Array.from(clean).slice(0, max).join('');
+  return { text: out.trimEnd(), cut: true, cleaned };
+}

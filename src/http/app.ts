@@ -43,6 +43,7 @@ import { linkRoutes } from './routes/links.ts';
 import { installActivityHooks } from './activity-hooks.ts';
 import { FastReads } from './fast-reads.ts';
 import { recoveryRoutes } from './routes/recovery.ts';
+import { importRoutes } from './routes/import.ts';
 
 export interface AppOptions {
   prefix: string;
@@ -204,6 +205,7 @@ export async function buildApp(
       await api.register(activityRoutes(svc));
       await api.register(linkRoutes(svc));
       await api.register(recoveryRoutes(svc));
+      await api.register(importRoutes(svc));
     },
     { prefix: `${prefix}/api` },
   );

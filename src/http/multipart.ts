@@ -72,3 +72,78 @@ export async function readMultipart(req: FastifyRequest, limits: MultipartLimits
 }
 
 const safe = (s: string): string => JSON.stringify(s.slice(0, 64));
+
+export interface MultipartFilesLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+  maxTotalBytes: number;
+  allowedFields: readonly string[];
+}
+
+/**
+ * Several file parts (a folder pick: each part's filename is its path relative to the
+ * folder, kept as sent — the caller checks it). Every byte beyond a cap is drained, not kept.
+ */
+export async function readMultipartFiles(
+  req: FastifyRequest,
+  limits: MultipartFilesLimits,
+): Promise<{ fields: Record<string, string>; files: { path: string; bytes: Buffer }[] }> {
+  if (!req.isMultipart()) throw new ValidationError('body: expected multipart/form-data with file parts');
+  const fields: Record<string, string> = {};
+  const files: { path: string; bytes: Buffer }[] = [];
+  let total = 0;
+  let error: ValidationError | null = null;
+  try {
+    const parts = req.parts({
+      preservePath: true,
+      limits: {
+        fileSize: limits.maxFileBytes + 1,
+        files: limits.maxFiles + 1,
+        fields: 8,
+        fieldSize: 1024,
+        parts: limits.maxFiles + 9,
+      },
+    } as Parameters<FastifyRequest['parts']>[0]);
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (!limits.allowedFields.includes(part.fieldname))
+          error ??= new ValidationError(`body: unexpected multipart field ${safe(part.fieldname)}`);
+        else if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+        continue;
+      }
+      const keep = !error && (part.fieldname === 'files' || part.fieldname === 'file');
+      if (!keep) error ??= new ValidationError(`body: unexpected multipart field ${safe(part.fieldname)}`);
+      if (keep && files.length >= limits.maxFiles)
+        error ??= new ValidationError(`files: too many files (at most ${limits.maxFiles})`);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of part.file as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        total += chunk.length;
+        if (error) continue;
+        if (size > limits.maxFileBytes)
+          error = new ValidationError(
+            `files: ${safe(part.filename)} is too large (max ${limits.maxFileBytes} bytes)`,
+          );
+        else if (total > limits.maxTotalBytes)
+          error = new ValidationError(`files: upload too large (max ${limits.maxTotalBytes} bytes in all)`);
+        else chunks.push(chunk);
+      }
+      if (!error && part.file.truncated)
+        error = new ValidationError(
+          `files: ${safe(part.filename)} is too large (max ${limits.maxFileBytes} bytes)`,
+        );
+      if (!error) files.push({ path: part.filename, bytes: Buffer.concat(chunks) });
+    }
+  } catch (err) {
+    if (err instanceof ValidationError) throw err;
+    const code = (err as { code?: string }).code ?? '';
+    if (code === 'FST_FILES_LIMIT')
+      throw new ValidationError(`files: too many files (at most ${limits.maxFiles})`);
+    if (code.startsWith('FST_')) throw new ValidationError(`body: malformed multipart request (${code})`);
+    throw new ValidationError('body: malformed multipart request');
+  }
+  if (error) throw error;
+  if (!files.length) throw new ValidationError('files: no file uploaded');
+  return { fields, files };
+}

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { Store } from '../state/store.ts';
 import type { TaskManager } from '../tasks/task-manager.ts';
 import type { BackupService } from './backup/index.ts';
+import type { RaceLinkImportService } from './import/index.ts';
 import type { DevicesServices } from './devices/index.ts';
 import type { LedPresetsService } from './led-presets/index.ts';
 import type { IntegrationService } from './integration/index.ts';
@@ -42,6 +43,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   linkTest: LinkTestService;
   /** Operator backup and restore of state, preset files and the firmware index. */
   backup: BackupService;
+  /** Moving in from RaceLink: its data folder mapped onto the state (dry run or written). */
+  racelinkImport: RaceLinkImportService;
   /** Timing-application integration (heat, armed race start); mode `none` standalone. */
   integration: IntegrationService;
   /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */

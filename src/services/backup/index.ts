@@ -8,7 +8,7 @@
  * saved as `backups/before-restore-<time>.json`; files are written before the state
  * switches in one rename, so a failure half-way leaves the old state in force.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { Clock } from '../../clock.ts';
@@ -87,6 +87,26 @@ export class BackupService {
     return `lightnet-backup-${t}.json`;
   }
 
+  /**
+   * Keeps what is here now as `backups/before-<what>-<time>.json` (a backup bundle, so it
+   * can be restored), durably; the path relative to the data dir. Throws PersistenceError.
+   */
+  async keepCurrent(what: 'restore' | 'import'): Promise<string> {
+    const t = this.fileName().slice('lightnet-backup-'.length, -'.json'.length);
+    const dir = join(this.d.dataDir, 'backups');
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const taken = new Set(await readdir(dir));
+      let keptAs = `before-${what}-${t}.json`;
+      for (let n = 1; taken.has(keptAs); n++) keptAs = `before-${what}-${t}-${n}.json`;
+      const current = JSON.stringify(await this.create(false));
+      await writeFileDurable(join(dir, keptAs), current, { mode: 0o600 });
+      return join('backups', keptAs);
+    } catch (err) {
+      throw persistenceError(err, `current state not saved before the ${what}`);
+    }
+  }
+
   async restore(
     body: unknown,
   ): Promise<{ kept_as: string; devices: number; groups: number; led_presets: number; firmware: number }> {
@@ -124,14 +144,7 @@ export class BackupService {
     });
 
     // Everything checked: keep what is here now, then write files, then switch the state.
-    const keptAs = join('backups', `before-restore-${this.fileName().slice('lightnet-backup-'.length)}`);
-    try {
-      await mkdir(join(this.d.dataDir, 'backups'), { recursive: true, mode: 0o700 });
-      const current = JSON.stringify(await this.create(false));
-      await writeFileDurable(join(this.d.dataDir, keptAs), current, { mode: 0o600 });
-    } catch (err) {
-      throw persistenceError(err, 'current state not saved before the restore');
-    }
+    const keptAs = await this.keepCurrent('restore');
     await this.d.ledPresets.restoreFiles(presets);
     const firmware = await this.d.firmware.restore(index, blobs);
     await this.d.store.replace(state);

@@ -1,4 +1,7 @@
-/** Fleet settings (battery thresholds, shared by every browser), backup and restore, and the keyboard shortcut list. */
+/**
+ * Fleet settings (battery thresholds, shared by every browser), backup and restore, the
+ * import from RaceLink (its own dialog), and the keyboard shortcut list.
+ */
 import { useState } from 'preact/hooks';
 import { apiUrl, post } from '../api.ts';
 import { saveThresholds, thresholds } from '../common/battery.ts';
@@ -7,6 +10,7 @@ import { health } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import { confirmAction } from './confirm.tsx';
 import { Modal } from './Modal.tsx';
+import { RaceLinkImportDialog } from './RaceLinkImportDialog.tsx';
 
 /** Restores a backup file chosen by the operator (after a confirmation). */
 async function restoreFrom(file: File): Promise<void> {
@@ -44,6 +48,8 @@ async function logOut(): Promise<void> {
 
 export function SettingsDialog({ onClose }: { onClose: () => void }) {
   const [cell, setCell] = useState(thresholds.value.warnPerCell);
+  const [importing, setImporting] = useState(false);
+  if (importing) return <RaceLinkImportDialog onClose={() => setImporting(false)} />;
   const submit = (e: Event) => {
     e.preventDefault();
     onClose();
@@ -100,6 +106,16 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
               }}
             />
           </label>
+        </div>
+        <h3>Import from RaceLink</h3>
+        <p class="muted">
+          Moving from the original RaceLink host? Bring its devices, groups, presets, scenes and LED preset
+          files over in one step; you see the report before anything changes.
+        </p>
+        <div class="buttons start">
+          <button type="button" data-testid="racelink-import-open" onClick={() => setImporting(true)}>
+            Import from RaceLink…
+          </button>
         </div>
         {health.value?.auth && (
           <>

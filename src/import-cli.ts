@@ -1,0 +1,115 @@
+/**
+ * `npm run import -- <racelink-dir> [--data-dir DIR] [--dry-run] [--backup ID]`: moves a
+ * RaceLink user's data folder into a Lightnet data dir. It opens the data dir with the
+ * host's own Store and persistence (the same load, journal, fsync and atomic snapshot as a
+ * running host), keeps a backup of what was there and prints the report. It refuses when a
+ * host is running on that data dir: the web UI's import is the way then.
+ */
+import { Command, CommanderError } from 'commander';
+import { ScaledClock } from './clock.ts';
+import { EventBus } from './events.ts';
+import { createLogger } from './logger.ts';
+import { createBackup } from './services/backup/index.ts';
+import {
+  createRaceLinkImport,
+  formatReport,
+  RaceLinkImportError,
+  readRaceLinkFolder,
+  runningHostProblem,
+} from './services/import/index.ts';
+import { createLedPresets } from './services/led-presets/index.ts';
+import { FirmwareStore } from './services/ota/index.ts';
+import { FileStatePersistence } from './state/persistence.ts';
+import { Store } from './state/store.ts';
+import { TaskManager } from './tasks/task-manager.ts';
+import { ValidationError } from './errors.ts';
+
+interface Args {
+  racelinkDir: string;
+  dataDir: string;
+  dryRun: boolean;
+  backup?: string;
+  json: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const cmd = new Command('npm run import --')
+    .description('Import a RaceLink data folder (~/.racelink) into a Lightnet data dir')
+    .argument('<racelink-dir>', 'the RaceLink data folder (e.g. ~/.racelink)')
+    .option('--data-dir <dir>', 'the Lightnet data dir (default ./data, or LIGHTNET_DATA_DIR)')
+    .option('--dry-run', 'only print what would be imported; write nothing')
+    .option('--backup <id>', 'import this snapshot from rl_state_backups/ instead of the current state')
+    .option('--json', 'print the report as JSON')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  cmd.parse(argv, { from: 'user' });
+  const o = cmd.opts<{ dataDir?: string; dryRun?: boolean; backup?: string; json?: boolean }>();
+  return {
+    racelinkDir: cmd.args[0] ?? '',
+    dataDir: o.dataDir ?? process.env.LIGHTNET_DATA_DIR ?? './data',
+    dryRun: o.dryRun === true,
+    backup: o.backup,
+    json: o.json === true,
+  };
+}
+
+async function main(): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    return err instanceof CommanderError && err.exitCode === 0 ? 0 : 2;
+  }
+  const problem = args.dryRun ? null : await runningHostProblem(args.dataDir);
+  if (problem) {
+    console.error(`import refused: ${problem}`);
+    return 3;
+  }
+  const files = await readRaceLinkFolder(args.racelinkDir);
+  const log = createLogger(process.env.LIGHTNET_LOG_LEVEL ?? 'warn', false);
+  const clock = new ScaledClock(1);
+  const bus = new EventBus();
+  const store = new Store({ persistence: new FileStatePersistence(args.dataDir), bus, clock, log });
+  const loaded = await store.load();
+  if (loaded.warning) console.error(`note: ${loaded.warning}`);
+  try {
+    const ledPresets = createLedPresets({ dataDir: args.dataDir, store, bus, clock, log });
+    const firmware = new FirmwareStore(args.dataDir, clock, log);
+    const tasks = new TaskManager(bus, clock, log);
+    if (!args.dryRun) {
+      await ledPresets.init();
+      await firmware.init();
+    }
+    const backup = createBackup({ dataDir: args.dataDir, store, tasks, ledPresets, firmware, clock, log });
+    const service = createRaceLinkImport({ store, tasks, ledPresets, backup, clock, log });
+    const started = performance.now();
+    const result = await service.run({
+      files,
+      dryRun: args.dryRun,
+      backup: args.backup,
+      label: args.racelinkDir,
+    });
+    const ms = performance.now() - started;
+    if (args.json) process.stdout.write(`${JSON.stringify({ ok: true, ...result }, null, 2)}\n`);
+    else {
+      process.stdout.write(formatReport(result.report, args.dryRun ? 'dry-run' : 'written'));
+      if (result.kept_as)
+        process.stdout.write(`The state before the import is kept in ${args.dataDir}/${result.kept_as}\n`);
+      process.stdout.write(`(${ms.toFixed(0)} ms)\n`);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const msg =
+      err instanceof RaceLinkImportError || err instanceof ValidationError ? err.message : String(err);
+    console.error(`import failed: ${msg}`);
+    console.error('The Lightnet state was not changed.');
+    process.exit(1);
+  },
+);
