@@ -134,6 +134,20 @@ async function pressSendsOne(page: Page, press: () => Promise<void>, what: strin
   expect(await sent(page), what).toBe(before + 1);
 }
 
+/**
+ * The button is on screen and nothing covers its centre, as the page is (a click would
+ * scroll it into view first, hiding a button that scrolled away with the page).
+ */
+async function reachable(button: ReturnType<Page['locator']>, what: string): Promise<void> {
+  const hit = await button.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const inView = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+    const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return inView && !!top && (top === el || el.contains(top));
+  });
+  expect(hit, `${what}: the Blackout button is on screen and uncovered`).toBe(true);
+}
+
 let b: BrowserHandle;
 
 async function proveOverlay(page: Page, h: Harness, id: string, o: Overlay, width: number): Promise<void> {
@@ -145,6 +159,7 @@ async function proveOverlay(page: Page, h: Harness, id: string, o: Overlay, widt
     const dialog = page.locator(`dialog[open][data-testid="${id}"]`);
     await dialog.waitFor();
     const button = dialog.getByTestId('blackout-dialog');
+    await reachable(button, what);
     await pressSendsOne(page, () => button.click(), `${what}: click`);
     // The key: focus on the dialog itself (not a text field, where `b` is a letter).
     await dialog.locator('.modal-head h2').click();
@@ -153,6 +168,7 @@ async function proveOverlay(page: Page, h: Harness, id: string, o: Overlay, widt
   } else {
     const menu = page.locator(`details.${id}[open]`);
     await menu.waitFor();
+    await reachable(page.getByTestId('blackout'), what);
     await pressSendsOne(page, () => page.getByTestId('blackout').click(), `${what}: click`);
     // A click outside a menu closes it (the Columns menu does): open it again for the key.
     if ((await menu.count()) === 0) await page.locator(`details.${id} summary`).first().click();
@@ -196,6 +212,22 @@ describe('blackout everywhere', () => {
         await page.setViewportSize({ width, height: width < 500 ? 844 : 800 });
         for (const [id, o] of Object.entries(OVERLAYS)) await proveOverlay(page, h, id, o, width);
         if (width === 390) await b.shot('blackout-390-confirm');
+
+        // Every page, scrolled to its end: the status bar's Blackout is still in reach.
+        for (const path of ['', 'scenes', 'health', 'log', 'race', 'help']) {
+          await page.goto(`${h.url}/${path}`);
+          await page.getByTestId('blackout').waitFor();
+          await page.evaluate(() => {
+            document.scrollingElement?.scrollTo(0, document.scrollingElement.scrollHeight);
+            for (const el of document.querySelectorAll('main, .main, .work')) el.scrollTo(0, el.scrollHeight);
+          });
+          await reachable(page.getByTestId('blackout'), `page /${path} at ${width} px, scrolled`);
+          await pressSendsOne(
+            page,
+            () => page.getByTestId('blackout').click(),
+            `page /${path} at ${width} px`,
+          );
+        }
 
         // `b` typed into a text field is a letter, not a blackout.
         await page.goto(h.url + '/');
