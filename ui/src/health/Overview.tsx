@@ -227,6 +227,16 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
             value={q}
             onInput={(e) => setQ(e.currentTarget.value)}
           />
+          {rows.length > limit && (
+            // Up here, not after the last row: the end coming into view draws more rows, so a
+            // button down there moved away as the operator (or a test) reached for it.
+            <span class="muted" data-testid="health-shown">
+              {limit} of {rows.length} shown ·{' '}
+              <button type="button" class="linklike" onClick={() => setLimit(rows.length)}>
+                show all
+              </button>
+            </span>
+          )}
           <button type="button" onClick={exportCsv} title="Download this table as CSV">
             Export CSV
           </button>
@@ -271,11 +281,8 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
                 <tr>
                   <td colSpan={9} class="muted">
                     <span ref={more}>
-                      {limit} of {rows.length} shown ·{' '}
+                      {limit} of {rows.length} shown · more as you scroll
                     </span>
-                    <button type="button" class="linklike" onClick={() => setLimit(rows.length)}>
-                      show all
-                    </button>
                   </td>
                 </tr>
               )}
