@@ -16,7 +16,7 @@ import { changedAt, devices, effectNames, groupsById, nowS } from '../store.ts';
 import type { Device } from '../types.ts';
 import { viewportW } from '../common/viewport.ts';
 import { thresholds } from '../common/battery.ts';
-import { COL_CLASS, COLUMNS, columnsFor, type Column } from './columns.ts';
+import { COL_CLASS, COLUMNS, colWidth, columnsFor, nameMinRem, type Column } from './columns.ts';
 import { Row } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
 import { columnChoice } from './column-choice.ts';
@@ -225,9 +225,10 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const shown = rows.slice(first, first + count);
   const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
   const nowMs = Date.now();
-  // The Name column takes what the fixed columns leave, but never less than 7 rem:
-  // below that the table scrolls sideways instead.
-  const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
+  // The Name column takes what the fixed columns leave, but never less than 7 rem (5.5 on
+  // a phone): below that the table scrolls sideways instead.
+  const vw = viewportW.value;
+  const minRem = cols.reduce((n, c) => n + (c.key === 'name' ? nameMinRem(vw) : (colWidth(c, vw) ?? 7)), 2.2);
   return (
     <div class="table-wrap" ref={wrap}>
       <div
