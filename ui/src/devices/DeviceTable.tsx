@@ -23,6 +23,7 @@ import { columnChoice } from './column-choice.ts';
 import { links } from '../health/data.ts';
 import { useLinks } from '../health/use-links.ts';
 import './device-table.css';
+import { FirstSteps } from '../common/FirstSteps.tsx';
 
 export { openOptions } from './DeviceRow.tsx';
 
@@ -266,7 +267,16 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
           ))}
         </div>
       </div>
-      {rows.length === 0 && <p class="empty muted">No devices here. Use Discover to find nodes.</p>}
+      {rows.length === 0 &&
+        (devices.value.length === 0 ? (
+          // A new operator's first screen: what to do, in order.
+          <div class="empty">
+            <p class="muted">No devices yet.</p>
+            <FirstSteps compact />
+          </div>
+        ) : (
+          <p class="empty muted">No devices here. Use Discover to find nodes.</p>
+        ))}
     </div>
   );
 }
