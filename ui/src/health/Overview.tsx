@@ -68,7 +68,7 @@ class HealthRow extends Component<HealthRowProps> {
           <span class={`pill tiny ${d.online ? 'online' : 'offline'}`}>
             {d.online ? 'Online' : 'Offline'}
           </span>{' '}
-          <span class="muted">{relativeTime(d.last_seen_ts, now)}</span>
+          <span class="muted seen-ago">{relativeTime(d.last_seen_ts, now)}</span>
         </td>
         <td
           class="num nowrap"
