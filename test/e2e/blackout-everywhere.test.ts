@@ -3,7 +3,7 @@
  * confirmation open, during a task, on a laptop and on a phone (issue 25, item 1).
  *
  * The scenario keeps a registry of every overlay the UI has — each <Modal testId>, each
- * <details> menu — read from ui/src, and fails when the UI gains one the registry does
+ * <details> menu, each top-layer popover — read from ui/src, and fails when the UI gains one the registry does
  * not open. For each it opens the overlay, clicks the Blackout button the operator sees
  * (the dialog's own: the page behind a modal dialog is inert) and presses `b`, and counts
  * the blackout requests the page sends: exactly one per press. `b` typed into a text
@@ -24,7 +24,7 @@ interface Overlay {
   /** Opens it (from the Devices page, freshly loaded). */
   open(page: Page, h: Harness): Promise<void>;
   /** The Blackout button the operator sees while it is open. */
-  kind: 'dialog' | 'menu';
+  kind: 'dialog' | 'menu' | 'popover';
 }
 
 const row0 = (page: Page) => page.locator('[data-testid=device-table] [role=row][data-addr]').first();
@@ -67,6 +67,14 @@ const OVERLAYS: Record<string, Overlay> = {
   },
   // Every confirmation is this one dialog (confirmAction → ConfirmHost).
   confirm: { kind: 'dialog', open: (p) => click(p, 'Reload') },
+  // A toast is showing (Blackout itself shows one): it must not cover the button.
+  toasts: {
+    kind: 'popover',
+    open: async (p) => {
+      await p.getByTestId('blackout').click();
+      await p.locator('.toast', { hasText: 'Blackout: all nodes sent off' }).waitFor();
+    },
+  },
   'columns-menu': { kind: 'menu', open: (p) => p.locator('.columns-menu summary').click() },
   flags: {
     kind: 'menu',
@@ -100,6 +108,12 @@ async function overlaysInSource(): Promise<{ ids: Set<string>; untagged: string[
     // A Modal's props run to its first child tag.
     for (const m of text.matchAll(/<Modal\b([^<]*)/g)) {
       const id = /testId="([^"]+)"/.exec(m[1]!)?.[1];
+      if (id) ids.add(id);
+      else untagged.push(f);
+    }
+    // Top-layer popovers (the toasts) sit above everything, dialogs included.
+    for (const m of text.matchAll(/<\w+\b([^>]*\bpopover=[^>]*)>/g)) {
+      const id = /\bid="([^"]+)"/.exec(m[1]!)?.[1];
       if (id) ids.add(id);
       else untagged.push(f);
     }
@@ -171,6 +185,11 @@ async function proveOverlay(page: Page, h: Harness, id: string, o: Overlay, widt
     await dialog.locator('.modal-head h2').click();
     await pressSendsOne(page, () => page.keyboard.press('b'), `${what}: key b`);
     expect(await dialog.isVisible(), `${what}: the dialog stays open`).toBe(true);
+  } else if (o.kind === 'popover') {
+    await page.locator(`#${id}:popover-open`).waitFor();
+    await reachable(page.getByTestId('blackout'), what);
+    await pressSendsOne(page, () => page.getByTestId('blackout').click(), `${what}: click`);
+    await pressSendsOne(page, () => page.keyboard.press('b'), `${what}: key b`);
   } else {
     const menu = page.locator(`details.${id}[open]`);
     await menu.waitFor();

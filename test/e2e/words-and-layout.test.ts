@@ -24,18 +24,19 @@ const HEADER_GAPS = (sel: string) => `(() => {
   return boxes.slice(1).map((b, i) => ({ pair: boxes[i].text + '|' + b.text, gap: b.left - boxes[i].right }));
 })()`;
 
-/** Words (letters only) of the log messages drawn over two lines. */
+/** Words and key=value tokens of the log lines (message and fields) drawn over two lines. */
 const BROKEN_WORDS = `(() => {
   const broken = [];
-  for (const td of document.querySelectorAll('main table tbody tr td:last-child')) {
-    const t = td.firstChild;
-    if (!t || t.nodeType !== 3) continue;
-    for (const m of t.data.matchAll(/[A-Za-z]{2,}/g)) {
-      const r = document.createRange();
-      r.setStart(t, m.index);
-      r.setEnd(t, m.index + m[0].length);
-      const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
-      if (lines.size > 1) broken.push(m[0]);
+  for (const td of document.querySelectorAll('main table tbody tr td')) {
+    const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      for (const m of t.data.matchAll(/[A-Za-z0-9_.:=\\/-]{2,}/g)) {
+        const r = document.createRange();
+        r.setStart(t, m.index);
+        r.setEnd(t, m.index + m[0].length);
+        const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+        if (lines.size > 1) broken.push(m[0]);
+      }
     }
   }
   return broken;
