@@ -44,20 +44,26 @@ export async function openBrowser(viewport = { width: 1440, height: 900 }): Prom
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/ensure-chromium.sh`);
   const profile = await mkdtemp(join(tmpdir(), 'lightnet-chromium-'));
   // A persistent context is how playwright takes a user-data-dir: a fresh one per run.
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+  const launch = () =>
+    chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  // A browser that fails to start leaves no profile folder behind.
+  const context = await launch().catch(async (err: unknown) => {
+    await rm(profile, { recursive: true, force: true });
+    throw err;
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];

@@ -178,7 +178,9 @@ describe('health and log pages', () => {
         expect(await rows.count()).toBe(51);
         await table.getByText('50 of 130 shown').scrollIntoViewIfNeeded();
         await table.getByText('100 of 130 shown').waitFor();
-        await table.getByRole('button', { name: 'show all' }).click();
+        // "show all" sits above the table: drawing more rows never moves it (it used to sit
+        // in the last row, which scrolling to it replaced — red under load).
+        await page.getByTestId('health-shown').getByRole('button', { name: 'show all' }).click();
         await expect.poll(() => rows.count()).toBe(130);
         // The filter reaches every device, drawn or not.
         const last = (await h.get<{ devices: { name: string; addr: string }[] }>('/api/devices')).body.devices

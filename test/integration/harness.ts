@@ -79,7 +79,15 @@ export async function withHost<T>(o: HostOptions, fn: (h: Harness) => Promise<T>
   // Virtual time advancing per event-loop turn: a loaded machine slows the radio down
   // uniformly instead of firing timeouts early, so scenarios do not flake under load.
   const clock = o.timeScale === undefined ? new SteppedClock(1).start() : undefined;
-  const host = await startHost(testConfig(dataDir, o), log, { simClock: clock, ...o.overrides });
+  let host: HostHandle;
+  try {
+    host = await startHost(testConfig(dataDir, o), log, { simClock: clock, ...o.overrides });
+  } catch (err) {
+    // A host that failed to start leaves no temp folder and no running clock behind.
+    clock?.stop();
+    if (!o.dataDir) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const readers: SseReader[] = [];
   const request = async <R>(
     method: string,

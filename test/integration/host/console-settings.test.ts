@@ -4,13 +4,13 @@
  * field, a restart against the same data dir, an old (version 2) state file, and a second
  * browser's live stream hearing of a change.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConsoleSettings } from '../../../src/domain/console-settings.ts';
 import { withHost, type Harness, type SseEvent } from '../harness.ts';
 import { call } from './library-helpers.ts';
+import { testTempDir } from '../../temp-dir.ts';
 
 interface ConsoleAnswer {
   ok: boolean;
@@ -135,7 +135,7 @@ describe('console settings', () => {
   });
 
   it('settings-survive-a-host-restart', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-console-'));
+    const dataDir = await testTempDir('lightnet-console-');
     let expected: ConsoleSettings = DEFAULTS;
     await withHost({ nodes: 0, dataDir }, async (h) => {
       const key = await scene(h, 'Countdown');
@@ -160,7 +160,7 @@ describe('console settings', () => {
   });
 
   it('a-version-2-state-file-loads-with-default-console-settings', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-console-v2-'));
+    const dataDir = await testTempDir('lightnet-console-v2-');
     await writeFile(
       join(dataDir, 'state.json'),
       JSON.stringify({

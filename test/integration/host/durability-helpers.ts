@@ -6,6 +6,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { testTempDir } from '../../temp-dir.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../harness.ts';
@@ -114,9 +115,8 @@ export function prng(seed: number): () => number {
   };
 }
 
-export async function tmpData(prefix: string): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
-}
+/** A data folder removed when the test ends (see test/temp-dir.ts). */
+export const tmpData = testTempDir;
 
 export interface Mount {
   dir: string;

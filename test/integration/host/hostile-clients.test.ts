@@ -3,12 +3,12 @@
  * cookies, session lifetime, slow bodies, connection floods and what Node's parser
  * refuses before a route runs. Every refusal is JSON `{ok:false, error}`.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withHost, type Harness } from '../harness.ts';
 import { openSocket, parseRaw, rawRequest, readUntilClose } from './raw-http.ts';
+import { testTempDir } from '../../temp-dir.ts';
 
 const api = (h: Harness, path: string): string => new URL(h.url).pathname + path;
 const port = (h: Harness): string => new URL(h.url).port;
@@ -212,7 +212,7 @@ describe('hostile clients', () => {
   });
 
   it('health-keeps-the-state-file-warning-without-its-content', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-health-'));
+    const dataDir = await testTempDir('lightnet-health-');
     await withHost({ nodes: 0, dataDir }, async (h) => {
       await h.post('/api/groups/create', { name: 'First' });
       await h.post('/api/save');

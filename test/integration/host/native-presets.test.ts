@@ -1,9 +1,9 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withHost } from '../harness.ts';
 import { call, refused } from './library-helpers.ts';
+import { testTempDir } from '../../temp-dir.ts';
 
 interface Preset {
   id: number;
@@ -269,7 +269,7 @@ describe('native presets', () => {
   });
 
   it('presets-survive-a-restart-and-ids-keep-counting', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-presets-'));
+    const dataDir = await testTempDir('lightnet-presets-');
     await withHost({ nodes: 1, dataDir }, async (h) => {
       await call(h, 'POST', '/api/native-presets', { label: 'A', params: BREATHE, flags: 2 });
       await call(h, 'POST', '/api/native-presets', { label: 'B' });

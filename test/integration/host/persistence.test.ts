@@ -1,15 +1,15 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort, startCli, withHost } from '../harness.ts';
 import { discoverAll, runTask } from './helpers.ts';
+import { testTempDir } from '../../temp-dir.ts';
 
 const CLI_ARGS = ['--sim-nodes', '3', '--sim-time-scale', '0.1', '--log-level', 'warn'];
 
 describe('persistence', () => {
   it('kill-9-right-after-save-loses-nothing', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-kill-'));
+    const dataDir = await testTempDir('lightnet-kill-');
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/lightnet/api`;
     const post = (path: string, body: unknown) =>
@@ -34,7 +34,7 @@ describe('persistence', () => {
   });
 
   it('clean-shutdown-flushes-pending-writes', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-flush-'));
+    const dataDir = await testTempDir('lightnet-flush-');
     await withHost({ nodes: 2, dataDir }, async (h) => {
       await discoverAll(h);
       await h.post('/api/groups/create', { name: 'Late' });
@@ -54,7 +54,7 @@ describe('persistence', () => {
   });
 
   it('corrupt-state-file-falls-back-to-backup-with-a-health-warning', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-corrupt-'));
+    const dataDir = await testTempDir('lightnet-corrupt-');
     await withHost({ nodes: 1, dataDir }, async (h) => {
       await h.post('/api/groups/create', { name: 'First' });
       await h.post('/api/save');
@@ -72,7 +72,7 @@ describe('persistence', () => {
   });
 
   it('both-files-unusable-raises-an-alarm-that-stays-until-acknowledged', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-alarm-'));
+    const dataDir = await testTempDir('lightnet-alarm-');
     await writeFile(join(dataDir, 'state.json'), 'garbage');
     await writeFile(join(dataDir, 'state.json.bak'), '{"schema_version":2,"dev');
     type Health = { warnings: string[]; persistence: { alarm: string | null } };
@@ -120,7 +120,7 @@ describe('persistence', () => {
 
 describe('shutdown', () => {
   it('sigterm-flushes-state-and-exits-cleanly', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-term-'));
+    const dataDir = await testTempDir('lightnet-term-');
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/lightnet/api`;
     let child = await startCli(dataDir, port, CLI_ARGS);

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withHost } from '../harness.ts';
 import { call, refused } from './library-helpers.ts';
+import { testTempDir } from '../../temp-dir.ts';
 
 interface Scene {
   id: number;
@@ -448,7 +448,7 @@ describe('scenes library', () => {
   });
 
   it('scenes-persist-and-bad-stored-records-never-stop-the-host', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-scenes-'));
+    const dataDir = await testTempDir('lightnet-scenes-');
     await withHost({ nodes: 1, dataDir }, async (h) => {
       await call(h, 'POST', '/api/scenes', { label: 'Finish', actions: START_SEQUENCE });
       expect((await call(h, 'POST', '/api/save')).status).toBe(200);

@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyState, newDevice, type StateModel } from '../../../src/domain/model.ts';
 import { FileStatePersistence } from '../../../src/state/persistence.ts';
+import { testTempDir } from '../../temp-dir.ts';
 
-const tmp = (): Promise<string> => mkdtemp(join(tmpdir(), 'lightnet-persist-'));
+const tmp = (): Promise<string> => testTempDir('lightnet-persist-');
 
 const withGroups = (...names: string[]): StateModel => {
   const s = emptyState();

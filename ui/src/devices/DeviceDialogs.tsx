@@ -232,7 +232,7 @@ export function BatteryDialog({ onClose }: { onClose: () => void }) {
     }
   };
   return (
-    <Modal title="Low-battery devices" onClose={onClose}>
+    <Modal title="Low-battery devices" onClose={onClose} testId="battery-dialog">
       <table class="plain">
         <thead>
           <tr>

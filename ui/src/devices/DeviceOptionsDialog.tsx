@@ -58,6 +58,10 @@ function storedValue(d: Device, o: OptionSchema): Value | undefined {
     const [a, b] = o.stored_keys;
     const start = s[a ?? ''];
     const stop = s[b ?? ''];
+    // 0..0 is the host's placeholder for a segment it never learned (materializeSpecials:
+    // pairs have no default, a node's segment follows its LED count), not a stored value:
+    // compared with the node's real 0..200 it showed "⚠ 1 differ" on every fresh device.
+    if (start === 0 && stop === 0) return undefined;
     return typeof start === 'number' && typeof stop === 'number' ? { start, stop } : undefined;
   }
   const v = s[o.stored_keys[0] ?? o.key];

@@ -14,6 +14,7 @@ import { configPills } from '../common/config-pills.ts';
 import { rowChanged } from '../common/row-update.ts';
 import type { Device } from '../types.ts';
 import { COL_CLASS } from './columns.ts';
+import { MiddleEllipsis } from '../common/MiddleEllipsis.tsx';
 
 const STATE_TEXT = { online: 'Online', rejoining: 'Rejoining', offline: 'Offline' } as const;
 
@@ -46,7 +47,25 @@ function Signal({ rssi, snr }: { rssi: number; snr: number }) {
   );
 }
 
-function NameCell({ d }: { d: Device }) {
+/**
+ * The short address (last two bytes) when the MAC column is hidden and the name does not
+ * already end with them: two gates renamed alike stay apart on a phone.
+ */
+export function shortAddr(d: Device): string | null {
+  const hex = (d.full_mac ?? d.addr).replace(/[^0-9a-f]/gi, '').toUpperCase();
+  if (hex.length < 4) return null;
+  const tail = hex.slice(-4);
+  if (
+    d.name
+      .replace(/[^0-9a-f]/gi, '')
+      .toUpperCase()
+      .endsWith(tail)
+  )
+    return null;
+  return `${tail.slice(0, 2)}:${tail.slice(2)}`;
+}
+
+function NameCell({ d, withAddr }: { d: Device; withAddr: boolean }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(d.name);
   const [locating, setLocating] = useState(false);
@@ -96,13 +115,19 @@ function NameCell({ d }: { d: Device }) {
     <span class="name-cell">
       <button
         type="button"
-        class="link ellipsis"
+        class="link"
         title={`Click to locate '${d.name}' — flashes its LEDs for about 5 s`}
+        aria-label={d.name}
         onClick={locate}
         disabled={locating}
       >
-        {d.name}
+        <MiddleEllipsis text={d.name} />
       </button>
+      {withAddr && shortAddr(d) && (
+        <span class="short-addr muted mono" title={formatMac(d.full_mac, d.addr)}>
+          {shortAddr(d)}
+        </span>
+      )}
       <button
         type="button"
         class="ghost icon tiny"
@@ -162,17 +187,33 @@ function Battery({ d, warnPerCell }: { d: Device; warnPerCell: number }) {
   );
 }
 
+/**
+ * A type name: its family prefix ("LED_") is dropped on a phone (every type has it), and
+ * the rest keeps its end — "StartBlock_Rev3" and "Rev3" must not both read "LE…Rev3".
+ */
+function TypeName({ name }: { name: string }) {
+  const m = /^([A-Za-z]{2,4}_)(.+)$/.exec(name);
+  if (!m) return <MiddleEllipsis text={name} keep={5} />;
+  return (
+    <>
+      <span class="type-family">{m[1]}</span>
+      <MiddleEllipsis text={m[2]!} keep={5} />
+    </>
+  );
+}
+
 function cell(key: string, p: RowProps): ComponentChildren {
   const { d, groupLabel, effect, now } = p;
   switch (key) {
     case 'name':
-      return <NameCell d={d} />;
+      return <NameCell d={d} withAddr={!p.colKeys.split(',').includes('addr')} />;
     case 'addr':
       return formatMac(d.full_mac, d.addr);
     case 'group':
       return (
         <>
-          {groupLabel} <span class="muted">#{d.groupId}</span>
+          {/* The name shrinks; its number always shows. */}
+          <span class="group-label">{groupLabel}</span> <span class="muted">#{d.groupId}</span>
           {d.group_pending && (
             <span
               class="pill tiny warn"
@@ -191,7 +232,7 @@ function cell(key: string, p: RowProps): ComponentChildren {
           title={`${d.dev_type_name}: options… (${d.dev_type_caps.join(', ') || 'no capabilities'})`}
           onClick={() => openOptions.value?.(d)}
         >
-          {d.dev_type_name}
+          <TypeName name={d.dev_type_name} />
         </button>
       );
     case 'seen':

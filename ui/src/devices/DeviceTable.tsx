@@ -16,13 +16,14 @@ import { changedAt, devices, effectNames, groupsById, nowS } from '../store.ts';
 import type { Device } from '../types.ts';
 import { viewportW } from '../common/viewport.ts';
 import { thresholds } from '../common/battery.ts';
-import { COL_CLASS, COLUMNS, columnsFor, type Column } from './columns.ts';
+import { COL_CLASS, COLUMNS, colWidth, columnsFor, nameMinRem, type Column } from './columns.ts';
 import { Row } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
 import { columnChoice } from './column-choice.ts';
 import { links } from '../health/data.ts';
 import { useLinks } from '../health/use-links.ts';
 import './device-table.css';
+import { FirstSteps } from '../common/FirstSteps.tsx';
 
 export { openOptions } from './DeviceRow.tsx';
 
@@ -225,9 +226,10 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const shown = rows.slice(first, first + count);
   const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
   const nowMs = Date.now();
-  // The Name column takes what the fixed columns leave, but never less than 7 rem:
-  // below that the table scrolls sideways instead.
-  const minRem = cols.reduce((n, c) => n + (c.w ?? 7), 2.2);
+  // The Name column takes what the fixed columns leave, but never less than 7 rem (5.5 on
+  // a phone): below that the table scrolls sideways instead.
+  const vw = viewportW.value;
+  const minRem = cols.reduce((n, c) => n + (c.key === 'name' ? nameMinRem(vw) : (colWidth(c, vw) ?? 7)), 2.2);
   return (
     <div class="table-wrap" ref={wrap}>
       <div
@@ -265,7 +267,16 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
           ))}
         </div>
       </div>
-      {rows.length === 0 && <p class="empty muted">No devices here. Use Discover to find nodes.</p>}
+      {rows.length === 0 &&
+        (devices.value.length === 0 ? (
+          // A new operator's first screen: what to do, in order.
+          <div class="empty">
+            <p class="muted">No devices yet.</p>
+            <FirstSteps compact />
+          </div>
+        ) : (
+          <p class="empty muted">No devices here. Use Discover to find nodes.</p>
+        ))}
     </div>
   );
 }

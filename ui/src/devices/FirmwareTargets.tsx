@@ -96,7 +96,7 @@ export function FirmwareTargets({
         ({byMode.type.length})
       </label>
       <span class="muted" data-testid="planned">
-        {planned} devices planned
+        {planned} device{planned === 1 ? '' : 's'} planned
       </span>
     </div>
   );

@@ -17,6 +17,8 @@ export interface Column {
   cls?: string;
   /** Width in rem; the Name column takes what is left. */
   w?: number;
+  /** Width in rem on a phone (≤ PHONE_PX), when narrower than `w`. */
+  wPhone?: number;
   /** Shown only when the window is at least this wide (px), unless the operator chose. */
   minVw?: number;
   /** Off unless the operator turns it on (Columns menu). */
@@ -28,16 +30,17 @@ const groupName = (id: number): string => groupsById.value.get(id)?.name ?? `#${
 export const COLUMNS: Column[] = [
   { key: 'name', label: 'Name', value: (d) => d.name },
   { key: 'addr', label: 'MAC', value: (d) => d.full_mac ?? d.addr, cls: 'mono', w: 9.2, minVw: 1180 },
-  { key: 'group', label: 'Group', value: (d) => groupName(d.groupId), w: 7.5, minVw: 700 },
+  { key: 'group', label: 'Group', value: (d) => groupName(d.groupId), w: 8.6, minVw: 700 },
   {
     key: 'type',
     label: 'Type',
     title: 'Device type — click a chip for its options',
     value: (d) => d.dev_type_name,
-    w: 6.4,
+    w: 7.4,
+    wPhone: 5.6,
   },
   // Online and last seen share a column (the pill says which, the time says since when).
-  { key: 'seen', label: 'Seen', value: (d) => -(d.last_seen_ts ?? 0), w: 6.2 },
+  { key: 'seen', label: 'Seen', value: (d) => -(d.last_seen_ts ?? 0), w: 7, wPhone: 5.6 },
   {
     key: 'flags',
     label: 'Flags',
@@ -52,7 +55,8 @@ export const COLUMNS: Column[] = [
     label: 'Effect',
     value: (d) => effectNames.value.get(d.effectId) ?? d.effectId,
     w: 6.4,
-    minVw: 1180,
+    // A laptop (1280 px) gives its room to the name, group, type and seen columns.
+    minVw: 1400,
   },
   { key: 'bri', label: 'Bright', value: (d) => d.brightness, cls: 'num', w: 3.6, minVw: 1000 },
   {
@@ -62,6 +66,7 @@ export const COLUMNS: Column[] = [
     value: (d) => d.voltage_mV || null,
     cls: 'num',
     w: 4.6,
+    wPhone: 3.8,
   },
   // RSSI and SNR of one direction share a cell, so the whole row fits a laptop screen.
   {
@@ -115,10 +120,23 @@ export const COL_CLASS = new Map(COLUMNS.map((c) => [c.key, `c-${c.key}${c.cls ?
 
 // The fixed column widths as one shared rule per column (an inline width on every cell
 // would be one more style to resolve per cell).
+/** Phones: narrower fixed columns, so a 390 px row fits without scrolling sideways. */
+export const PHONE_PX = 600;
+/** The Name column's least width (rem): below it the table scrolls sideways. */
+export const nameMinRem = (vw: number): number => (vw <= PHONE_PX ? 5.5 : 7);
+export const colWidth = (c: Column, vw: number): number | undefined =>
+  vw <= PHONE_PX && c.wPhone !== undefined ? c.wPhone : c.w;
+
 const widths = document.createElement('style');
-widths.textContent = COLUMNS.filter((c) => c.w)
-  .map((c) => `.device-grid .dt-row > .c-${c.key} { width: ${c.w}rem; }`)
-  .join('\n');
+widths.textContent = [
+  ...COLUMNS.filter((c) => c.w).map((c) => `.device-grid .dt-row > .c-${c.key} { width: ${c.w}rem; }`),
+  `@media (max-width: ${PHONE_PX}px) {`,
+  ...COLUMNS.filter((c) => c.wPhone).map(
+    (c) => `.device-grid .dt-row > .c-${c.key} { width: ${c.wPhone}rem; }`,
+  ),
+  `.device-grid .dt-row > .c-name { min-width: ${nameMinRem(0)}rem; }`,
+  '}',
+].join('\n');
 document.head.append(widths);
 
 /** Whether a column shows by default: fits the window and is not one of the optional ones. */

@@ -1,9 +1,12 @@
 /**
  * A modal on the native <dialog> element: the browser keeps focus inside it, Esc
- * closes it (unless locked) and it sits above everything else.
+ * closes it (unless locked) and it sits above everything else. Everything behind it is
+ * inert — the status bar's Blackout too — so every dialog carries a Blackout button in
+ * its head: the emergency control is never behind a dialog.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { BlackoutButton } from '../race/BlackoutButton.tsx';
 
 export interface ModalProps {
   title: string;
@@ -13,7 +16,8 @@ export interface ModalProps {
   wide?: boolean;
   children: ComponentChildren;
   footer?: ComponentChildren;
-  testId?: string;
+  /** Required: the Blackout browser test keeps a registry of every dialog by this id. */
+  testId: string;
 }
 
 export function Modal({ title, onClose, locked, wide, children, footer, testId }: ModalProps) {
@@ -51,6 +55,7 @@ export function Modal({ title, onClose, locked, wide, children, footer, testId }
     <dialog ref={ref} class={wide ? 'modal wide' : 'modal'} aria-label={title} data-testid={testId}>
       <header class="modal-head">
         <h2>{title}</h2>
+        <BlackoutButton place="dialog" />
         {!locked && (
           <button type="button" class="ghost icon" title="Close (Esc)" aria-label="Close" onClick={onClose}>
             ×

@@ -59,7 +59,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
     });
   };
   return (
-    <Modal title="Settings" onClose={onClose}>
+    <Modal title="Settings" onClose={onClose} testId="settings-dialog">
       <form class="form" onSubmit={submit}>
         <h3>Battery thresholds</h3>
         <p class="muted">

@@ -63,18 +63,12 @@ class HealthRow extends Component<HealthRowProps> {
           </button>
           <div class="muted mono small-text">{formatMac(d.full_mac, d.addr)}</div>
         </td>
-        <td>{group}</td>
+        <td class="h-group">{group}</td>
         <td class="nowrap">
           <span class={`pill tiny ${d.online ? 'online' : 'offline'}`}>
             {d.online ? 'Online' : 'Offline'}
           </span>{' '}
-          <span class="muted">{relativeTime(d.last_seen_ts, now)}</span>
-        </td>
-        <td class="num">
-          <Sig rssi={d.host_rssi} snr={d.host_snr} />
-        </td>
-        <td class="num">
-          <Sig rssi={d.node_rssi} snr={d.node_snr} />
+          <span class="muted seen-ago">{relativeTime(d.last_seen_ts, now)}</span>
         </td>
         <td
           class="num nowrap"
@@ -92,15 +86,21 @@ class HealthRow extends Component<HealthRowProps> {
             <span class="muted">—</span>
           )}
         </td>
-        <td class="num">{failures}</td>
-        <td>
+        <td class="num">
+          <Sig rssi={d.node_rssi} snr={d.node_snr} />
+        </td>
+        <td class="num">
+          <Sig rssi={d.host_rssi} snr={d.host_snr} />
+        </td>
+        <td class="num h-fail">{failures}</td>
+        <td class="h-config">
           {configPills(d).map((p) => (
             <span key={p} class={`pill tiny${p === 'AP open' ? ' warn' : ''}`}>
               {p}
             </span>
           ))}
         </td>
-        <td class="num">{d.version || '—'}</td>
+        <td class="num h-fw">{d.version || '—'}</td>
       </tr>
     );
   }
@@ -227,6 +227,16 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
             value={q}
             onInput={(e) => setQ(e.currentTarget.value)}
           />
+          {rows.length > limit && (
+            // Up here, not after the last row: the end coming into view draws more rows, so a
+            // button down there moved away as the operator (or a test) reached for it.
+            <span class="muted" data-testid="health-shown">
+              {limit} of {rows.length} shown ·{' '}
+              <button type="button" class="linklike" onClick={() => setLimit(rows.length)}>
+                show all
+              </button>
+            </span>
+          )}
           <button type="button" onClick={exportCsv} title="Download this table as CSV">
             Export CSV
           </button>
@@ -236,23 +246,26 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
             <thead>
               <tr>
                 <th>Name</th>
-                <th>Group</th>
+                <th class="h-group">Group</th>
                 <th>Seen</th>
-                <th class="num" title="How well the gateway heard the node: RSSI dBm / SNR dB">
-                  Host ↑
+                {/* Named and ordered as on the Devices page. */}
+                <th class="num" title="Battery voltage; the pack size (1S…6S) is judged from it">
+                  VBat
                 </th>
                 <th class="num" title="How well the node heard the gateway: RSSI dBm / SNR dB">
                   Node ↓
                 </th>
-                <th class="num">Battery</th>
+                <th class="num" title="How well the gateway heard the node: RSSI dBm / SNR dB">
+                  Host ↑
+                </th>
                 <th
-                  class="num"
+                  class="num h-fail"
                   title="Polls the device did not answer and lost link-test probes since the host started"
                 >
                   Failed
                 </th>
-                <th>Config</th>
-                <th class="num">FW</th>
+                <th class="h-config">Config</th>
+                <th class="num h-fw">FW</th>
               </tr>
             </thead>
             <tbody>
@@ -271,11 +284,8 @@ export function Overview({ onOpen }: { onOpen: (addr: string) => void }) {
                 <tr>
                   <td colSpan={9} class="muted">
                     <span ref={more}>
-                      {limit} of {rows.length} shown ·{' '}
+                      {limit} of {rows.length} shown · more as you scroll
                     </span>
-                    <button type="button" class="linklike" onClick={() => setLimit(rows.length)}>
-                      show all
-                    </button>
                   </td>
                 </tr>
               )}

@@ -1,4 +1,5 @@
 /** Help: what the words, marks, colours and keys of the console mean. */
+import { FirstSteps } from '../common/FirstSteps.tsx';
 import { shortcutList } from '../keys.ts';
 import './help.css';
 
@@ -97,6 +98,9 @@ export function HelpPage() {
   return (
     <main class="help-page" id="main" data-testid="help-page">
       <h1>Help</h1>
+      <section>
+        <FirstSteps />
+      </section>
       <section>
         <h2>Gateway and host states (status bar)</h2>
         <Table rows={GATEWAY_STATES} />

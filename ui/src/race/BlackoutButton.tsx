@@ -1,7 +1,10 @@
 /**
- * Blackout: every node off, now. Always in the status bar (key `b`) and big on the race
- * panel. The host cancels the running scene and task and broadcasts brightness 0 before
- * anything else; no confirmation — it is the safe direction, and it must be instant.
+ * Blackout: every node off, now. Always in the status bar (key `b`), big on the race
+ * panel, and in the head of every dialog: an open modal dialog makes the page behind it
+ * inert, so each dialog carries its own (Modal.tsx). The key works with any dialog, menu
+ * or confirmation open, except while typing text (keys.ts). The host cancels the running
+ * scene and task and broadcasts brightness 0 before anything else; no confirmation — it
+ * is the safe direction, and it must be instant.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
@@ -35,12 +38,34 @@ export async function blackout(): Promise<void> {
   }
 }
 
-export function BlackoutButton({ big = false }: { big?: boolean }) {
+/** `bar`: the status bar's (owns the `b` key); `big`: the race panel's; `dialog`: a dialog head's. */
+export type BlackoutPlace = 'bar' | 'big' | 'dialog';
+
+const TEST_IDS: Record<BlackoutPlace, string> = {
+  bar: 'blackout',
+  big: 'blackout-big',
+  dialog: 'blackout-dialog',
+};
+
+export function BlackoutButton({
+  big = false,
+  place = big ? 'big' : 'bar',
+}: {
+  big?: boolean;
+  place?: BlackoutPlace;
+}) {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    if (big) return;
-    return registerShortcut('b', () => void blackout(), 'Blackout: every node off, stops the scene and task');
-  }, [big]);
+    if (place !== 'bar') return;
+    return registerShortcut(
+      'b',
+      () => void blackout(),
+      'Blackout: every node off, stops the scene and task (works in dialogs too)',
+      {
+        emergency: true,
+      },
+    );
+  }, [place]);
   const click = async () => {
     setBusy(true);
     await blackout();
@@ -49,8 +74,8 @@ export function BlackoutButton({ big = false }: { big?: boolean }) {
   return (
     <button
       type="button"
-      class={`blackout${big ? ' big' : ''}`}
-      data-testid={big ? 'blackout-big' : 'blackout'}
+      class={`blackout ${place}`}
+      data-testid={TEST_IDS[place]}
       onClick={click}
       aria-busy={busy}
       title="Blackout (b): every node off now — stops the running scene and task first"

@@ -67,7 +67,7 @@ export function NativePresetsDialog({ onClose }: { onClose: () => void }) {
   };
   if (!schema) {
     return (
-      <Modal title="Native presets" onClose={onClose}>
+      <Modal title="Native presets" onClose={onClose} testId="native-presets">
         <p class="muted">The host does not offer native presets.</p>
       </Modal>
     );

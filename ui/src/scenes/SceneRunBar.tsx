@@ -42,7 +42,7 @@ export function SceneRunBar({
         {estError ? (
           <span class="error-text">⚠ {estError}</span>
         ) : draft.actions.length === 0 ? (
-          <span class="muted">No actions yet: add one below the list.</span>
+          <span class="muted">No actions yet: pick one in “New action kind” and press + Add.</span>
         ) : (
           <>Total: {formatTotal(estimate?.total, estimate?.wait ?? 0)}</>
         )}
