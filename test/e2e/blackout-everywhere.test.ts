@@ -45,6 +45,13 @@ const OVERLAYS: Record<string, Overlay> = {
   },
   'settings-dialog': { kind: 'dialog', open: (p) => p.getByRole('button', { name: 'Settings' }).click() },
   'native-presets': { kind: 'dialog', open: (p) => click(p, 'Native presets') },
+  'racelink-import': {
+    kind: 'dialog',
+    open: async (p) => {
+      await p.getByRole('button', { name: 'Settings' }).click();
+      await click(p, 'Import from RaceLink…');
+    },
+  },
   'device-detail': {
     kind: 'dialog',
     open: async (p, h) => {
@@ -119,6 +126,8 @@ async function overlaysInSource(): Promise<{ ids: Set<string>; untagged: string[
     }
     for (const m of text.matchAll(/<details\b([^>]*)>/g)) {
       const cls = /class="([^" ]+)/.exec(m[1]!)?.[1];
+      // An in-flow disclosure (inside a dialog's body) covers nothing: not an overlay.
+      if (cls === 'disclosure') continue;
       if (cls) ids.add(cls);
       else untagged.push(f);
     }

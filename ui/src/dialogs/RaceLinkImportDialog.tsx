@@ -106,7 +106,7 @@ function ReportView({ report }: { report: ImportReport }) {
           </ul>
         </>
       )}
-      <details>
+      <details class="disclosure">
         <summary>Every item ({report.items.length})</summary>
         <ul class="import-items small-text">
           {report.items.map((i, n) => (
