@@ -71,7 +71,8 @@ function stageHost(dest, runtime) {
   );
   cpSync(OUT_DIR, join(dest, 'dist', 'server'), {
     recursive: true,
-    filter: (src) => !src.endsWith('build-stamp.json'),
+    // Not the build stamp, nor this machine's V8 code cache (each machine writes its own).
+    filter: (src) => !src.endsWith('build-stamp.json') && !src.endsWith('.v8cache'),
   });
   cpSync(join(ROOT, 'dist', 'ui'), join(dest, 'dist', 'ui'), { recursive: true });
   copyPackages(ROOT, dest, runtime);
