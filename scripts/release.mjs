@@ -2,7 +2,7 @@
  * `npm run release`: builds the server and the UI, then writes
  *
  *   release/lightnet-<version>.tar.gz           → lightnet-<version>/ with bin/lightnet,
- *       install.sh, lightnet.service, README.md, VERSION, dist/, and the node_modules the built server loads
+ *       install.sh, lightnet.service, README.md + docs/, VERSION, dist/, and the node_modules the built server loads
  *       (serialport with its prebuilt linux-x64/arm64/armv7 bindings). Runs with only Node.
  *   release/lightnet-rotorhazard-<version>.zip  → lightnet/ (the RotorHazard plugin folder)
  *       with the same built host under lightnet/host/, for RotorHazard's plugin manager.
@@ -147,6 +147,7 @@ async function main() {
   stageHost(stage, runtime);
   for (const f of ['install.sh', 'lightnet.service']) cpSync(join(ROOT, 'packaging', f), join(stage, f));
   cpSync(join(ROOT, 'README.md'), join(stage, 'README.md'));
+  cpSync(join(ROOT, 'docs'), join(stage, 'docs'), { recursive: true }); // what README links to
   mkdirSync(join(stage, 'bin'));
   cpSync(join(ROOT, 'packaging', 'bin', 'lightnet'), join(stage, 'bin', 'lightnet'));
   chmodSync(join(stage, 'bin', 'lightnet'), 0o755);

@@ -31,7 +31,15 @@ afterAll(async () => {
 describe('release archive', () => {
   it('unpacks-to-one-versioned-folder-with-the-program-and-its-installer', async () => {
     expect(await readdir(fresh)).toEqual([`lightnet-${VERSION}`]);
-    for (const f of ['bin/lightnet', 'install.sh', 'lightnet.service', 'VERSION', 'package.json']) {
+    for (const f of [
+      'bin/lightnet',
+      'install.sh',
+      'lightnet.service',
+      'VERSION',
+      'package.json',
+      'README.md',
+      'docs/operators/install.md',
+    ]) {
       expect(existsSync(join(root, f)), f).toBe(true);
     }
     expect(existsSync(join(root, 'dist', 'server', 'main.js'))).toBe(true);
