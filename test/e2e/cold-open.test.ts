@@ -22,7 +22,9 @@ afterAll(async () => {
   await b.close();
 });
 
-const LISTS = ['devices', 'groups', 'scenes', 'native-presets', 'console', 'master'];
+// Not /api/master: it carries live gateway counters (frames sent …) that change between
+// the two loads on their own, so its second copy is rightly a fresh one.
+const LISTS = ['devices', 'groups', 'scenes', 'native-presets', 'console'];
 
 describe('cold open', () => {
   it('each-list-body-travels-once', async () => {
