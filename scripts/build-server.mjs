@@ -1,9 +1,10 @@
 /**
  * Builds the server for production: esbuild bundles src/main.ts with its JavaScript
  * dependencies (fastify, zod, pino, …; only serialport, a native binding, stays external
- * and loads from node_modules) into dist/server/main.js, whitespace-minified, with the
- * simulator in its own chunk that is only loaded when the simulator is used. Type-checking
- * is not done here — `npm run typecheck` / `npm test` do it.
+ * and loads from node_modules) into one CommonJS file, dist/server/lightnet.cjs,
+ * whitespace-minified; dist/server/main.js (scripts/server-main.mjs) runs it with a V8 code
+ * cache. The simulator's modules are only initialised when the simulator is used.
+ * Type-checking is not done here — `npm run typecheck` / `npm test` do it.
  *
  * Why esbuild rather than tsc: it is already installed (tsx uses it), a build takes
  * about a second (tsc needs many on a Pi), and one bundle starts faster and smaller than
@@ -17,7 +18,7 @@
  * file with its size and mtime; the check stats those files (a few ms), so `npm start`
  * costs nothing extra when nothing changed.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
@@ -27,6 +28,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = join(ROOT, 'dist', 'server');
 const STAMP = join(OUT_DIR, 'build-stamp.json');
 const SELF = fileURLToPath(import.meta.url);
+const LOADER = join(ROOT, 'scripts', 'server-main.mjs');
 
 /**
  * Packages left out of the bundle and loaded from node_modules only if something asks for
@@ -68,41 +70,41 @@ export async function buildServer(outDir = OUT_DIR) {
   const result = await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: ['src/main.ts'],
-    outdir: outDir,
+    outfile: join(outDir, 'lightnet.cjs'),
     bundle: true,
-    splitting: true,
-    format: 'esm',
+    // CommonJS, one file: dist/server/main.js runs it through vm.Script with a V8 code
+    // cache (see scripts/server-main.mjs), which ES modules on Node 20 cannot use.
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
     // Native binding, and code that is only loaded on demand (schema compilers, inject()).
     external: ['serialport', '@serialport/*', ...ON_DEMAND],
-    // Bundled CommonJS dependencies call require(): give the ES module one.
-    // CommonJS dependencies bundled into ESM still expect require, __filename and __dirname
-    // (some derive temp names or data paths from __filename).
-    banner: {
-      js: [
-        "import { createRequire as __lnRequire } from 'node:module';",
-        "import { fileURLToPath as __lnPath } from 'node:url';",
-        "import { dirname as __lnDirname } from 'node:path';",
-        'const require = __lnRequire(import.meta.url);',
-        'const __filename = __lnPath(import.meta.url);',
-        'const __dirname = __lnDirname(__filename);',
-      ].join(' '),
-    },
+    // The sources are ES modules: import.meta.url becomes the bundle's own file URL.
+    define: { 'import.meta.url': '__lnImportMetaUrl' },
+    banner: { js: "var __lnImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     minifyWhitespace: true,
     minifySyntax: true,
     sourcemap: true,
-    chunkNames: 'chunks/[name]-[hash]',
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
   });
+  copyFileSync(LOADER, join(outDir, 'main.js'));
+  // Leftovers of earlier builds (ESM chunks, code caches of an older bundle) go.
+  const keep = new Set(['lightnet.cjs', 'lightnet.cjs.map', 'main.js', 'build-stamp.json']);
+  for (const f of readdirSync(outDir))
+    if (!keep.has(f)) rmSync(join(outDir, f), { recursive: true, force: true });
   if (outDir !== OUT_DIR) return { ms: performance.now() - t0, inputs: 0, outputs: 0 };
   const inputs = {};
-  for (const file of [...Object.keys(result.metafile.inputs), relative(ROOT, SELF), 'package.json']) {
+  for (const file of [
+    ...Object.keys(result.metafile.inputs),
+    relative(ROOT, SELF),
+    relative(ROOT, LOADER),
+    'package.json',
+  ]) {
     inputs[file] = fingerprint(join(ROOT, file));
   }
-  const outputs = Object.keys(result.metafile.outputs);
+  const outputs = [...Object.keys(result.metafile.outputs), relative(ROOT, join(OUT_DIR, 'main.js'))];
   mkdirSync(OUT_DIR, { recursive: true });
   writeFileSync(STAMP, JSON.stringify({ inputs, outputs }, null, 1));
   return { ms: performance.now() - t0, inputs: Object.keys(inputs).length, outputs: outputs.length };

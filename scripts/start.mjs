@@ -7,7 +7,6 @@
  * - dist/ui: rebuilt with `npm run build:ui` when missing or older than a file under ui/.
  *   A failed UI build is reported and the host still starts (it then serves a placeholder).
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -49,6 +48,8 @@ function uiStale() {
 }
 
 if (uiStale()) {
+  // Loaded only here: a start with an up-to-date UI does not carry child_process's modules.
+  const { spawnSync } = await import('node:child_process');
   // npm passes its own CLI path: run it with this Node, as an argument array (no shell).
   const npm = process.env.npm_execpath;
   const r = npm

@@ -16,6 +16,7 @@ import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
 import { StaticAnswers } from './static-answers.ts';
 import { installCompression } from './compression.ts';
+import { installConditionalGet } from './conditional-get.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { installSecurity, type SecurityOptions } from './security.ts';
 import {
@@ -146,6 +147,8 @@ export async function buildApp(
   });
   installActivityHooks(app, svc.log);
 
+  // JSON reads answer 304 when the client holds them (before compression: it hashes the body).
+  installConditionalGet(app, `${prefix}/api/`);
   // Answers above the threshold are compressed when the client asks (the lists carry their own).
   installCompression(app);
   const lists = new ListCache(svc);

@@ -59,6 +59,8 @@ let es: EventSource | null = null;
 let retryMs = 1000;
 let retryTimer: ReturnType<typeof setTimeout> | null = null;
 let everOpened = false;
+/** The lists' load at page start, until the stream's first open has waited for it. */
+let firstLoad: Promise<void> | null = null;
 /** Task ids whose end was already announced (the stream re-sends the last task on connect). */
 const announced = new Set<number>();
 
@@ -97,7 +99,13 @@ function open(): void {
     void get<{ recovery: RecoveryProgress }>('recovery')
       .then((r) => (recovery.value = r.recovery))
       .catch(() => undefined);
-    void loadAll()
+    // After the page's first load has finished, not beside it: the lists then go out as
+    // conditional requests (they carry ETags and no-cache) and come back as 304s, instead of
+    // every list travelling twice at once on a cold open.
+    const pending = firstLoad ?? Promise.resolve();
+    firstLoad = null;
+    void pending
+      .then(() => loadAll())
       .then(() => {
         for (const fn of reconnectListeners) fn();
         if (wasLost && everOpened) toast('Connection to host re-established');
@@ -171,9 +179,10 @@ function scheduleReopen(): void {
 
 export function startLive(): void {
   // The lists load at once, not after the stream connects (that costs a round trip and
-  // more before the first row shows); the load on connect below still runs, so nothing
-  // changed between the two is missed, and unchanged rows keep their objects (no redraw).
-  void loadAll().catch(() => undefined);
+  // more before the first row shows); the load on connect below still runs after it (as
+  // revalidations), so nothing changed between the two is missed, and unchanged rows keep
+  // their objects (no redraw).
+  firstLoad = loadAll().catch(() => undefined);
   open();
   // Release the connection at once when the tab goes away (browsers cap them per host).
   addEventListener('pagehide', () => es?.close());

@@ -23,10 +23,23 @@ BACKOFF_S = (1, 2, 5, 10, 30)
 LISTEN_TIMEOUT_S = 60
 
 
-def repo_root():
-    """The Lightnet checkout this plugin folder lives in (integrations/rotorhazard/lightnet)."""
-    here = os.path.dirname(os.path.realpath(__file__))
-    return os.path.normpath(os.path.join(here, '..', '..', '..'))
+# The exact command that installs a new enough Node on the Pi: Raspberry Pi OS trixie and
+# Debian 13 ship Node 20.19+ in apt; older releases (bookworm: Node 18) need NodeSource's.
+NODE_FIX = ('sudo apt-get install -y nodejs (Raspberry Pi OS trixie / Debian 13); on bookworm: '
+            'curl -fsSL https://deb.nodesource.com/setup_22.x | sudo bash - && sudo apt-get install -y nodejs')
+
+
+def plugin_dir():
+    return os.path.dirname(os.path.realpath(__file__))
+
+
+def default_host_dir():
+    """The built host: host/ inside this plugin folder when installed from the release zip,
+    else the Lightnet checkout it lives in (integrations/rotorhazard/lightnet)."""
+    bundled = os.path.join(plugin_dir(), 'host')
+    if os.path.isfile(os.path.join(bundled, 'dist', 'server', 'main.js')):
+        return bundled
+    return os.path.normpath(os.path.join(plugin_dir(), '..', '..', '..'))
 
 
 def node_version(node):
@@ -43,21 +56,25 @@ def node_version(node):
 
 
 def preflight(node_opt, host_dir_opt):
-    """Finds node and the built host; returns (node, main_js, problem or None)."""
+    """Finds node and the built host; returns (node, main_js, problem or None). A problem
+    says what to run to fix it: it is shown on RotorHazard's Lightnet panels."""
     node = node_opt or shutil.which('node') or ''
-    host_dir = host_dir_opt or repo_root()
+    host_dir = host_dir_opt or default_host_dir()
     main_js = os.path.join(host_dir, 'dist', 'server', 'main.js')
+    then = ' Then restart RotorHazard.'
     if not node:
-        return None, main_js, 'Node.js was not found: install Node >= 20.19 (see the Lightnet README) or set "Node binary".'
+        return None, main_js, ('Node.js was not found. Lightnet needs Node >= 20.19: run `{}`.{}'
+                               .format(NODE_FIX, then))
     version = node_version(node)
     if version is None:
-        return None, main_js, 'Node.js at {} does not run: install Node >= 20.19 or fix "Node binary".'.format(node)
+        return None, main_js, ('Node.js at {} does not run. Install Node >= 20.19 with `{}`, or fix "Node binary".{}'
+                               .format(node, NODE_FIX, then))
     if version < MIN_NODE:
-        return None, main_js, 'Node.js {}.{} at {} is too old: Lightnet needs Node >= 20.19.'.format(
-            version[0], version[1], node)
+        return None, main_js, ('Node.js {}.{} at {} is too old: Lightnet needs Node >= 20.19. Run `{}`.{}'
+                               .format(version[0], version[1], node, NODE_FIX, then))
     if not os.path.isfile(main_js):
-        return node, main_js, ('The Lightnet host is not built ({} is missing): run "npm ci && npm run build" '
-                               'in {}.').format(main_js, host_dir)
+        return node, main_js, ('The Lightnet host is not built ({} is missing): install the plugin from the '
+                               'release zip, or run "npm ci && npm run build" in {}.').format(main_js, host_dir)
     return node, main_js, None
 
 

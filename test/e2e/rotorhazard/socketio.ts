@@ -94,6 +94,16 @@ export class SocketIoClient {
     return this.send(`42${JSON.stringify(data === undefined ? [name] : [name, data])}`);
   }
 
+  /**
+   * An event carrying one binary attachment in `data[key]` (a socket.io BINARY_EVENT: the
+   * JSON names a placeholder, the bytes follow as their own packet, base64 over polling),
+   * as RotorHazard's plugin page uploads a zip.
+   */
+  emitBinary(name: string, data: Record<string, unknown>, key: string, bytes: Buffer): Promise<void> {
+    const withPlaceholder = { ...data, [key]: { _placeholder: true, num: 0 } };
+    return this.send(`451-${JSON.stringify([name, withPlaceholder])}\x1eb${bytes.toString('base64')}`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     try {

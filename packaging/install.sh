@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Installs Lightnet from this unpacked release archive as a systemd service (run as root).
+#
+#   sudo ./install.sh                    install, or update to this version, and (re)start
+#   sudo ./install.sh --rollback         point /opt/lightnet/current back at the previous version
+#   sudo ./install.sh --uninstall        remove program, unit and config link; keep the data
+#   sudo ./install.sh --uninstall --purge   … and also the data, settings and the lightnet user
+#   options: --root DIR   act on another root (an image being built, tests): nothing is started
+#            --no-start   install but do not (re)start the service
+#
+# Layout: program /opt/lightnet/<version> with a `current` link (and `previous`, for rollback),
+# data /var/lib/lightnet (owned by the `lightnet` system user, a member of dialout for the
+# gateway's serial port), settings /etc/lightnet/lightnet.env, unit
+# /etc/systemd/system/lightnet.service. Users and groups are created with useradd/groupadd
+# --prefix DIR, which edit DIR/etc/{passwd,group,shadow,gshadow} without a chroot.
+# After an update or rollback, `/opt/lightnet/current/install.sh` is the script of the running version.
+set -euo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+root=/ action=install start=1 purge=0
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --root) root=${2:?--root needs a directory}; shift 2 ;;
+    --rollback) action=rollback; shift ;;
+    --uninstall) action=uninstall; shift ;;
+    --purge) purge=1; shift ;;
+    --no-start) start=0; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ $(id -u) == 0 ]] || { echo "install.sh: run as root (sudo $0 $*)" >&2; exit 1; }
+[[ -d $root ]] || { echo "install.sh: --root $root is not a directory" >&2; exit 2; }
+root=$(cd "$root" && pwd)
+live=0; [[ $root == / ]] && live=1
+r() { printf '%s%s' "${root%/}" "$1"; }   # a path inside the target root
+prefix=(); [[ $live == 1 ]] || prefix=(--prefix "$root")
+say() { echo "lightnet: $*"; }
+
+OPT=/opt/lightnet DATA=/var/lib/lightnet ETC=/etc/lightnet UNIT=/etc/systemd/system/lightnet.service
+
+systemd_live() { [[ $live == 1 && -d /run/systemd/system ]]; }
+
+restart_service() {
+  if systemd_live; then
+    systemctl daemon-reload
+    if [[ $start == 1 ]]; then systemctl restart lightnet.service && say "service restarted (journalctl -u lightnet -f)"; fi
+  else
+    say "not started (no running systemd here, or --root): it starts at the next boot"
+  fi
+}
+
+check_node() {
+  local node v
+  node=$(command -v node || true)
+  if [[ $live == 1 && -z $node ]]; then
+    echo "install.sh: Node.js >= 20.19 is needed: sudo apt-get install -y nodejs" >&2; exit 1
+  fi
+  [[ -n $node ]] || return 0
+  v=$("$node" -p 'process.versions.node' 2>/dev/null || echo 0.0)
+  IFS=. read -r major minor _ <<<"$v"
+  if (( major < 20 || (major == 20 && minor < 19) )); then
+    if [[ $live == 1 ]]; then
+      echo "install.sh: Node.js $v is too old, Lightnet needs >= 20.19: sudo apt-get install -y nodejs (Debian 13 / Raspberry Pi OS trixie), or Node 22 from nodejs.org" >&2
+      exit 1
+    fi
+    say "warning: this machine's Node.js $v is older than 20.19 (the target root needs its own)"
+  fi
+}
+
+ensure_user() {
+  if ! grep -q '^dialout:' "$(r /etc/group)" 2>/dev/null; then
+    groupadd "${prefix[@]}" --system dialout
+  fi
+  if grep -q '^lightnet:' "$(r /etc/passwd)" 2>/dev/null; then
+    usermod "${prefix[@]}" --append --groups dialout lightnet
+  else
+    useradd "${prefix[@]}" --system --user-group --groups dialout --home-dir "$DATA" --no-create-home \
+      --shell /usr/sbin/nologin --comment 'Lightnet host' lightnet
+    say "created system user lightnet (in dialout)"
+  fi
+}
+
+# Numeric uid:gid of lightnet in the target root (the host's passwd may differ).
+owner() { awk -F: '$1 == "lightnet" { print $3 ":" $4 }' "$(r /etc/passwd)"; }
+
+# Atomically points link at target (a name relative to the link's folder).
+relink() { ln -sfn "$2" "$1.new" && mv -T "$1.new" "$1"; }
+
+do_install() {
+  local version dest cur
+  version=$(cat "$here/VERSION")
+  [[ -f $here/dist/server/main.js && -x $here/bin/lightnet ]] || { echo "install.sh: run me from an unpacked release archive" >&2; exit 1; }
+  check_node
+  ensure_user
+  mkdir -p "$(r $OPT)"
+  dest=$(r "$OPT/$version")
+  if [[ $(readlink -f "$here") != $(readlink -f "$dest") ]]; then
+    # Copy beside, then swap in: a half-copied version is never what `current` names.
+    rm -rf "$dest.new"
+    cp -a "$here" "$dest.new"
+    chown -R 0:0 "$dest.new"
+    rm -rf "$dest"
+    mv "$dest.new" "$dest"
+  fi
+  cur=$(readlink "$(r $OPT/current)" 2>/dev/null || true)
+  if [[ -n $cur && $cur != "$version" ]]; then relink "$(r $OPT/previous)" "$cur"; fi
+  relink "$(r $OPT/current)" "$version"
+  # Older versions than previous are removed: current + previous is what a rollback needs.
+  local prev keep
+  prev=$(readlink "$(r $OPT/previous)" 2>/dev/null || true)
+  for d in "$(r $OPT)"/*/; do
+    keep=$(basename "$d")
+    [[ $keep == "$version" || $keep == "$prev" || $keep == current || $keep == previous ]] || rm -rf "$d"
+  done
+
+  mkdir -p "$(r $DATA)"
+  chown "$(owner)" "$(r $DATA)"
+  chmod 0750 "$(r $DATA)"
+  mkdir -p "$(r $ETC)"
+  if [[ ! -f $(r $ETC/lightnet.env) ]]; then
+    cat >"$(r $ETC/lightnet.env)" <<'ENV'
+# Lightnet service settings: LIGHTNET_<OPTION>=value for any option of
+# `/opt/lightnet/current/bin/lightnet --help`. Then: sudo systemctl restart lightnet
+# Reachable from other machines on the network (the operator's laptop or phone):
+LIGHTNET_HOST=0.0.0.0
+#LIGHTNET_PORT=5077
+#LIGHTNET_PASSWORD=choose-one
+#LIGHTNET_GATEWAY=serial:/dev/ttyUSB0
+ENV
+    chmod 0640 "$(r $ETC/lightnet.env)"
+    chown "0:$(owner | cut -d: -f2)" "$(r $ETC/lightnet.env)"
+  fi
+  mkdir -p "$(r /etc/systemd/system)"
+  install -m 0644 "$dest/lightnet.service" "$(r $UNIT)"
+  if systemd_live; then
+    systemctl daemon-reload
+    systemctl enable lightnet.service >/dev/null 2>&1
+  elif command -v systemctl >/dev/null; then
+    systemctl --root="$root" enable lightnet.service >/dev/null 2>&1
+  else
+    mkdir -p "$(r /etc/systemd/system/multi-user.target.wants)"
+    relink "$(r /etc/systemd/system/multi-user.target.wants/lightnet.service)" "$UNIT"
+  fi
+  say "installed $version in $OPT/$version (current${prev:+, previous: $prev}); data in $DATA"
+  restart_service
+}
+
+do_rollback() {
+  local cur prev
+  cur=$(readlink "$(r $OPT/current)" 2>/dev/null || true)
+  prev=$(readlink "$(r $OPT/previous)" 2>/dev/null || true)
+  if [[ -z $prev || ! -d $(r "$OPT/$prev") ]]; then
+    echo "install.sh: no previous version to roll back to (installed: ${cur:-none})" >&2; exit 1
+  fi
+  relink "$(r $OPT/current)" "$prev"
+  relink "$(r $OPT/previous)" "$cur"
+  install -m 0644 "$(r "$OPT/$prev/lightnet.service")" "$(r $UNIT)"
+  say "rolled back from $cur to $prev (again: the same command goes forward)"
+  restart_service
+}
+
+do_uninstall() {
+  if systemd_live; then
+    systemctl disable --now lightnet.service >/dev/null 2>&1 || true
+  elif command -v systemctl >/dev/null && [[ -f $(r $UNIT) ]]; then
+    systemctl --root="$root" disable lightnet.service >/dev/null 2>&1 || true
+  fi
+  rm -f "$(r /etc/systemd/system/multi-user.target.wants/lightnet.service)" "$(r $UNIT)"
+  systemd_live && systemctl daemon-reload
+  rm -rf "$(r $OPT)"
+  if [[ $purge == 1 ]]; then
+    rm -rf "$(r $DATA)" "$(r $ETC)"
+    if grep -q '^lightnet:' "$(r /etc/passwd)" 2>/dev/null; then userdel "${prefix[@]}" lightnet; fi
+    say "removed Lightnet, its data, settings and user"
+  else
+    say "removed Lightnet; kept the data in $DATA and settings in $ETC (--purge removes them)"
+  fi
+}
+
+case $action in
+  install) do_install ;;
+  rollback) do_rollback ;;
+  uninstall) do_uninstall ;;
+esac
