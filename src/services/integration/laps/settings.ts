@@ -56,7 +56,7 @@ const phasesSchema = z.strictObject({
 });
 
 export const raceLightsSchema = z
-  .object({
+  .strictObject({
     /** Off: RotorHazard's events change no light by themselves (Event Actions still do). */
     enabled: z.boolean().default(true),
     /** The gate of every seat without its own ("the gate over the timing line"). */
@@ -65,7 +65,7 @@ export const raceLightsSchema = z
     /** Where the winner's colour shows; null: the all-seats gate. */
     finish_gate: gateSchema.nullable().default(null),
     flash: z
-      .object({
+      .strictObject({
         /** A native effect id (the effect editor's `mode`). */
         effect: z
           .number()
