@@ -15,6 +15,7 @@ import gevent.event
 from eventmanager import Evt
 
 from .heat import build_heat
+from .laps import RaceLights
 from .hostclient import HostClient, HostError, follow_refresh
 from .rh_ui import ALL_GROUPS, RhUi
 from .supervisor import Supervisor, preflight
@@ -37,6 +38,7 @@ class Bridge:
         self.mode = 'managed'
         self.client = HostClient(self._base_url, self._secret, self._password)
         self.ui = RhUi(rhapi, self)
+        self.race_lights = RaceLights(rhapi, self.client, self.push_heat_now)
         self._stop = gevent.event.Event()
         self._heat_pending = False
         self._pending_tokens = set()
@@ -63,6 +65,7 @@ class Bridge:
         ev.on(Evt.RACE_STAGE, self.on_race_stage, priority=110, name='lightnet_race_stage')
         for name in CANCEL_EVENTS:
             ev.on(getattr(Evt, name), self.on_race_cancel, priority=150, name='lightnet_cancel_' + name.lower())
+        self.race_lights.install()
         self.ui.register_static()
         from .proxy import make_blueprint
         self.rhapi.ui.blueprint_add(make_blueprint(self.rhapi, self.upstream, self.status))
@@ -225,6 +228,7 @@ class Bridge:
         at that instant itself, instead of after RACE_START has travelled through RotorHazard's
         event greenlets and HTTP (tens of ms on a loaded Pi). The Event Action then only checks
         that it was done."""
+        gevent.spawn(self.race_lights.on_stage, args)
         start = args.get('server_start_epoch_ms')
         self.last_stage = {'server_start_epoch_ms': start, 'received_epoch_ms': int(time.time() * 1000)}
         self.scheduled = {}
