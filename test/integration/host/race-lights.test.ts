@@ -177,13 +177,13 @@ describe('race lights', () => {
       expect(laps.every((l) => l.status === 200)).toBe(true);
       const results = laps.map((l) => l.body.result as string);
       expect(results.filter((r) => r === 'flash').length).toBeLessThanOrEqual(1);
-      let stats: { flashes_sent: number; passes_flashed: number; dropped: Record<string, number> } | null =
-        null;
+      type Stats = { flashes_sent: number; passes_flashed: number; dropped: Record<string, number> };
+      let stats: Stats | null = null;
       await until(() => gate.snapshot().bri === 255, 'flash');
       const end = Date.now() + 10_000;
       while (Date.now() < end) {
         const v = await h.get<{
-          race_lights: { stats: typeof stats; recent_flashes: { seats: number[] }[] };
+          race_lights: { stats: Stats; recent_flashes: { seats: number[] }[] };
         }>('/api/integration');
         stats = v.body.race_lights.stats;
         const d = stats?.dropped ?? {};
