@@ -133,6 +133,10 @@ describe.skipIf(!available)('laps light the gates (real RotorHazard)', () => {
         race_lights: { stats: { laps: number; flashes_sent: number }; recent_flashes: { seats: number[] }[] };
       }>('GET', '/api/integration');
       expect(v.body.race_lights.stats.flashes_sent).toBeGreaterThanOrEqual(2);
+      // The plugin delivered the laps on its inline keep-alive path, none lost.
+      const st = await rig.api<{ laps: { delivered: number; failed: number } }>('GET', '/_rh/status');
+      expect(st.body.laps.delivered).toBeGreaterThanOrEqual(2);
+      expect(st.body.laps.failed).toBe(0);
       expect(v.body.race_lights.recent_flashes.slice(-2).map((f) => f.seats)).toEqual([[0], [1]]);
       console.info(
         `laps: seat 1 flash ${(flashA as { t: number }).t - (lapAt[0] as number)} ms, seat 2 flash ${(flashB as { t: number }).t - (lapAt[1] as number)} ms after the simulate_lap request`,

@@ -105,6 +105,7 @@ class Bridge:
             'attach_url': self.attach_url,
             'last_stage': self.last_stage,
             'last_effect': self.last_effect,
+            'laps': {'delivered': self.race_lights.sender.delivered, 'failed': self.race_lights.sender.failed},
         }
 
     # --- lifecycle ----------------------------------------------------------------

@@ -1,11 +1,20 @@
 """Race lights: RotorHazard's laps and race phases, forwarded to the Lightnet host, which
 decides what the gates show (seat mapping, colours, flash, phase looks are its settings).
 A thin edge: each handler reads RotorHazard's event payload, posts one small JSON body and
-returns. Laps run in their own greenlet (priority >= 100) with a short timeout, so the
-lap-recording path of RotorHazard never waits for Lightnet.
+returns.
+
+Laps take a faster path than the other events. A greenlet spawned from RotorHazard's lap
+handler only runs once the lap-recording greenlet yields, and that one first rebuilds the
+leaderboard (CPU, tens of ms on a Pi). So the lap handler runs inline (priority < 100) and
+only writes the request on an already open keep-alive connection to the host (a loopback
+send of a few hundred bytes: it does not block); reading the answer, and opening a
+connection when none is idle, happen in a greenlet. RotorHazard's lap path never waits.
 """
+import http.client
+import json
 import logging
 import time
+from urllib.parse import urlsplit
 
 import gevent
 
@@ -13,6 +22,11 @@ from eventmanager import Evt
 
 from .heat import _color
 from .hostclient import HostError
+
+LAPS_PATH = '/api/integration/laps'
+IDLE_MAX = 4
+# The host keeps idle connections 72 s; older ones are not trusted to be open.
+IDLE_TRUST_S = 50
 
 logger = logging.getLogger(__name__)
 
@@ -60,16 +74,101 @@ def win_fields(args):
     return {'seat': seat, 'color': _color(color) if color is not None else None}
 
 
+class LapSender:
+    """Keep-alive connections to the host for lap posts (see the module note)."""
+
+    def __init__(self, client):
+        self.client = client
+        self.idle = []
+        self.delivered = 0
+        self.failed = 0
+
+    def _target(self):
+        base = self.client.base()
+        if not base:
+            return None
+        p = urlsplit(base)
+        return p.hostname, p.port or 80, p.path.rstrip('/') + LAPS_PATH
+
+    def warm(self):
+        """Opens a connection ahead of the laps (at staging), off RotorHazard's lap path."""
+        t = self._target()
+        if t and not self.idle:
+            conn = http.client.HTTPConnection(t[0], t[1], timeout=LAP_TIMEOUT[1])
+            try:
+                conn.connect()
+                self.idle.append((conn, time.monotonic()))
+            except OSError as ex:
+                logger.debug('Lightnet: lap connection not opened: %s', ex)
+
+    def send(self, body):
+        """Inline in RotorHazard's lap event: never raises, never waits."""
+        t = self._target()
+        if not t:
+            return
+        data = json.dumps(body)
+        headers = self.client.headers(True)
+        conn = None
+        while self.idle and conn is None:
+            conn, used = self.idle.pop()
+            if time.monotonic() - used > IDLE_TRUST_S:
+                conn.close()
+                conn = None
+        if conn is not None:
+            try:
+                conn.request('POST', t[2], body=data, headers=headers)
+                gevent.spawn(self._finish, conn, (t, data, headers))
+                return
+            except (OSError, http.client.HTTPException):
+                conn.close()  # the host closed it meanwhile: a new one, in a greenlet
+        gevent.spawn(self._send_new, t, data, headers)
+
+    def _send_new(self, t, data, headers):
+        conn = http.client.HTTPConnection(t[0], t[1], timeout=LAP_TIMEOUT[1])
+        try:
+            conn.request('POST', t[2], body=data, headers=headers)
+        except (OSError, http.client.HTTPException) as ex:
+            conn.close()
+            self.failed += 1
+            logger.debug('Lightnet: lap not delivered: %s', ex)
+            return
+        self._finish(conn)
+
+    def _finish(self, conn, retry=None):
+        """Reads the answer; a reused connection the host had closed is retried once anew."""
+        try:
+            r = conn.getresponse()
+            r.read()
+        except (OSError, http.client.HTTPException) as ex:
+            conn.close()
+            if retry is not None:
+                self._send_new(*retry)
+                return
+            self.failed += 1
+            logger.debug('Lightnet: lap answer lost: %s', ex)
+            return
+        if r.status >= 400:
+            self.failed += 1
+            logger.debug('Lightnet: lap refused: HTTP %s', r.status)
+        else:
+            self.delivered += 1
+        if r.will_close or len(self.idle) >= IDLE_MAX:
+            conn.close()
+        else:
+            self.idle.append((conn, time.monotonic()))
+
+
 class RaceLights:
     def __init__(self, rhapi, client, push_heat_now):
         self.rhapi = rhapi
         self.client = client
         self.push_heat_now = push_heat_now
+        self.sender = LapSender(client)
 
     def install(self):
         ev = self.rhapi.events
-        # Laps first among our handlers (each is its own greenlet: RotorHazard never waits).
-        ev.on(Evt.RACE_LAP_RECORDED, self.on_lap, priority=101, name='lightnet_lap')
+        # Inline (priority < 100): the handler only writes on an open connection (LapSender).
+        ev.on(Evt.RACE_LAP_RECORDED, self.on_lap, priority=90, name='lightnet_lap')
         ev.on(Evt.RACE_START, lambda a: self.post_phase('start'), priority=102, name='lightnet_phase_start')
         ev.on(Evt.RACE_FINISH, lambda a: self.post_phase('finish'), priority=150, name='lightnet_phase_finish')
         ev.on(Evt.RACE_WIN, lambda a: self.post_phase('win', **win_fields(a)), priority=150,
@@ -78,16 +177,16 @@ class RaceLights:
         ev.on(Evt.HEAT_SET, self.on_heat_set, priority=160, name='lightnet_phase_heat')
 
     def on_lap(self, args, force=False):
-        body = lap_body(args, force)
-        if body is None:
-            return
         try:
-            self.client.request('POST', '/api/integration/laps', body, integration=True, timeout=LAP_TIMEOUT)
-        except HostError as ex:
-            logger.debug('Lightnet: lap not delivered: %s', ex)
+            body = lap_body(args, force)
+            if body is not None:
+                self.sender.send(body)
+        except Exception as ex:  # inline in RotorHazard's lap path: never let anything out
+            logger.warning('Lightnet: lap not forwarded: %s', ex)
 
     def on_stage(self, args):
         """Staging announces its moments: the host schedules staging and start on them."""
+        self.sender.warm()
         self.post_phase('stage', staging_epoch_ms=args.get('server_staging_epoch_ms'),
                         start_epoch_ms=args.get('server_start_epoch_ms'))
 
@@ -109,7 +208,7 @@ class RaceLights:
         if args.get('_eventName') != Evt.RACE_LAP_RECORDED:
             self.rhapi.ui.message_notify('Lightnet: "flash the lap\'s gate" needs the Lap Recorded event')
             return
-        gevent.spawn(self.on_lap, args, True)
+        self.on_lap(args, True)
 
     def effect_phase(self, action, args):
         phase = action.get('lightnet_phase')
