@@ -78,14 +78,44 @@ describe.skipIf(!available)('laps light the gates (real RotorHazard)', () => {
       SimNode,
       SimNode,
     ];
-    const put = await rig.api('PUT', '/api/race-lights', {
-      seats: [
-        { seat: 0, gate: { kind: 'device', value: gateA.addr } },
-        { seat: 1, gate: { kind: 'device', value: gateB.addr } },
-      ],
-      flash: { effect: 0, length_ms: 1500, brightness: 255 },
+    // Seats mapped in RotorHazard's own settings panel ("Lightnet race lights"): each field
+    // is bound to the host's settings.
+    type Panel = {
+      panel: { name: string };
+      fn_binds: { name: string; value: unknown; options: { value: string }[] | null }[];
+    };
+    const panel = await until(async () => {
+      const ui = io.wait<{ page: string; panels: Panel[] }>('ui', (m) => m.page === 'settings');
+      await io.emit('load_data', { load_types: [{ type: 'ui', value: 'settings' }] });
+      const p = (await ui).panels.find((x) => x.panel.name === 'lightnet_race_lights');
+      const gate = p?.fn_binds.find((f) => f.name === 'lightnet_rl_seat_0_gate');
+      return gate?.options?.some((o) => o.value === `d:${gateA.addr}`) ? p : null;
+    }, 'the race lights panel with the devices as gate choices');
+    expect(panel.fn_binds.find((f) => f.name === 'lightnet_rl_enabled')?.value).toBe(true);
+    const bind = (name: string, value: string) =>
+      io.emit('set_ui_binding_value', { name: `lightnet_rl_${name}`, value });
+    await bind('seat_0_gate', `d:${gateA.addr}`);
+    await bind('seat_1_gate', `d:${gateB.addr}`);
+    await bind('flash_effect', '0');
+    await bind('flash_length_ms', '1500');
+    const stored = await until(async () => {
+      const r = await rig.api<{
+        settings: {
+          seats: { seat: number; gate: { value: string } | null }[];
+          flash: { length_ms: number; effect: number };
+        };
+      }>('GET', '/api/race-lights');
+      const s = r.body.settings;
+      return s.seats.length === 2 && s.flash.length_ms === 1500 && s.flash.effect === 0 ? s : null;
+    }, 'the panel values stored in the host').catch((err: Error) => {
+      throw new Error(`${err.message}\n${rig.output().slice(-3000)}`);
     });
-    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(stored.seats.map((x) => x.gate?.value)).toEqual([gateA.addr, gateB.addr]);
+    // A value the host refuses is reported and not stored.
+    await bind('seat_2_color', 'red');
+    await new Promise((r) => setTimeout(r, 500));
+    const after = await rig.api<{ settings: { seats: unknown[] } }>('GET', '/api/race-lights');
+    expect(after.body.settings.seats).toHaveLength(2);
     // Seat colours as RotorHazard reports them with the heat.
     const heat = await until(async () => {
       const v = await rig.api<{ heat: { seats: { seat: number; color: string | null }[] } | null }>(
