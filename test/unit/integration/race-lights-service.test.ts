@@ -178,6 +178,25 @@ describe('race lights radio discipline', () => {
     expect(f.sent[0]?.deadlineMs).toBeGreaterThan(1000);
   });
 
+  it('puts back the look the gate was given during the flash (a phase look wins)', async () => {
+    const f = fake(GATES);
+    f.svc.lap(lap(0, '#ff0000'));
+    await f.done();
+    f.looks.note([
+      {
+        receiver: 'FFFFFF',
+        request: {
+          op: 'CONTROL',
+          groupId: 1,
+          flags: 1,
+          fields: { mode: 0, color1: [255, 0, 0], brightness: 160 },
+        },
+      },
+    ]);
+    await f.advance(500);
+    expect(f.sent[0]?.frame.request).toMatchObject({ fields: { brightness: 160, color1: [255, 0, 0] } });
+  });
+
   it('ignores late laps, unmapped seats, the holeshot when switched off, and everything when disabled', () => {
     const f = fake({ ...GATES, all_seats_gate: null, flash: { holeshot: false } });
     expect(f.svc.lap(lap(0, '#ff0000', { late: true })).result).toBe('late');

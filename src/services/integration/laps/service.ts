@@ -99,7 +99,10 @@ const hex = (c: Rgb): string => '#' + c.map((v) => v.toString(16).padStart(2, '0
 
 export class RaceLightsService {
   private readonly pending: Waiting[] = [];
-  private readonly restores = new Map<string, { at: number; frames: Frame[]; timer: { cancel(): void } }>();
+  /** Flash ends per gate (the flash frames: where to put the look back); `due` once the flash
+   * length has passed — set by its timer, which may fire a hair before the wall clock reads
+   * the end: the timer, not the clock, decides. */
+  private readonly restores = new Map<string, { due: boolean; frames: Frame[]; timer: { cancel(): void } }>();
   private inFlight = false;
   private readonly scheduled = new Map<string, { at_epoch_ms: number; timer: { cancel(): void } }>();
   private lastScheduledStart: number | null = null;
@@ -264,12 +267,13 @@ export class RaceLightsService {
       this.sendFlash(w, wait - (now - w.firstAt));
       return;
     }
-    const due = [...this.restores].find(([, r]) => r.at <= now);
+    const due = [...this.restores].find(([, r]) => r.due);
     if (due) {
       const [gateKey, r] = due;
       this.restores.delete(gateKey);
       this.inFlight = true;
-      void Promise.all(r.frames.map((f) => this.deps.send(f, RESTORE_DEADLINE_MS))).then((outs) => {
+      const frames = r.frames.map((f) => this.restoreFrame(f));
+      void Promise.all(frames.map((f) => this.deps.send(f, RESTORE_DEADLINE_MS))).then((outs) => {
         const bad = outs.find((o) => !o.ok);
         if (bad && !bad.ok)
           this.deps.log.warn({ gate: gateKey, error: bad.detail }, 'race lights: flash end not sent');
@@ -315,10 +319,13 @@ export class RaceLightsService {
   /** The gate goes back to its look after the flash; a newer flash pushes this back. */
   private scheduleRestore(gateKey: string, flashFrames: Frame[], lengthMs: number): void {
     this.restores.get(gateKey)?.timer.cancel();
-    const at = this.deps.wall.now() + lengthMs;
-    const frames = flashFrames.map((f) => this.restoreFrame(f));
-    const timer = this.deps.wall.setTimeout(() => this.pump(), lengthMs);
-    this.restores.set(gateKey, { at, frames, timer });
+    // The look is read when the flash ends: a phase look sent meanwhile is what comes back.
+    const entry = { due: false, frames: flashFrames, timer: { cancel: () => {} } };
+    entry.timer = this.deps.wall.setTimeout(() => {
+      entry.due = true;
+      this.pump();
+    }, lengthMs);
+    this.restores.set(gateKey, entry);
   }
 
   private restoreFrame(f: Frame): Frame {
