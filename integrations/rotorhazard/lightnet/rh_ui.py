@@ -55,8 +55,11 @@ class Lists:
     def presets(self):
         return [(p['key'], p.get('label') or p['key']) for p in self._get('/api/native-presets', 'presets')]
 
+    def group_rows(self):
+        return self._get('/api/groups', 'groups')
+
     def groups(self):
-        rows = self._get('/api/groups', 'groups')
+        rows = self.group_rows()
         return [(ALL_GROUPS, 'All devices (broadcast)')] + [(str(g['id']), g.get('name') or str(g['id'])) for g in rows]
 
     def devices(self, startblocks_only=False):

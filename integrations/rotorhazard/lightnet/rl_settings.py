@@ -4,6 +4,7 @@ function binding: its value is read from the host's copy, a change is sent to th
 which validates it. A refused change is reported in RotorHazard and the panel shows the
 host's value again.
 """
+import copy
 import logging
 import time
 
@@ -95,7 +96,6 @@ def _read(settings, key):
 
 def apply_change(settings, key, value):
     """A copy of the settings with one panel field changed (pure; unit-testable)."""
-    import copy
     s = copy.deepcopy(settings)
     if key == 'enabled':
         s['enabled'] = truthy(value)
@@ -186,7 +186,7 @@ class RaceLightsPanel:
         if lists is not None:
             try:
                 groups = [('g:{}'.format(g['id']), 'Group: ' + (g.get('name') or str(g['id'])))
-                          for g in lists._get('/api/groups', 'groups')]
+                          for g in lists.group_rows()]
                 devices = [('d:' + v, 'Device: ' + lbl) for v, lbl in lists.devices()]
                 self.gates[:] = [(NO_GATE, '(none)'), (ALL_DEVICES, 'All devices')] + groups + devices
                 self.scenes[:] = lists.scenes()
@@ -214,6 +214,8 @@ class RaceLightsPanel:
             self._put_locked(key, value)
 
     def _put_locked(self, key, value):
+        if not self.settings:
+            self.refresh()  # never PUT a partial object built on settings not read yet
         wanted = apply_change(self.settings, key, value)
         try:
             self.settings = self.client.put('/api/race-lights', wanted).get('settings') or wanted
