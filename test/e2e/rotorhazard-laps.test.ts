@@ -179,4 +179,60 @@ describe.skipIf(!available)('laps light the gates (real RotorHazard)', () => {
     await until(() => hexOf(gateA) === '#ff0000', 'the stop look', 10_000);
     await io.emit('discard_laps');
   });
+
+  it('with-automatic-race-lights-off-a-lap-flash-bound-as-an-event-action-still-flashes', async () => {
+    const [gateA] = rig.fleet.nodes.filter((n) => n.snapshot().startblock === null) as [SimNode];
+    type Setup = {
+      effects: Record<string, { fields: { name: string; options: { value: string }[] | null }[] | null }>;
+    };
+    const setup = io.wait<Setup>('action_setup');
+    await io.emit('load_data', { load_types: ['action_setup'] });
+    const effects = (await setup).effects;
+    expect(effects.lightnet_lap_flash).toBeDefined();
+    expect(effects.lightnet_race_phase?.fields?.[0]?.options?.map((o) => o.value)).toEqual([
+      'staging',
+      'start',
+      'finish',
+      'win',
+      'stop',
+      'heat_change',
+    ]);
+    await io.emit('set_ui_binding_value', { name: 'lightnet_rl_enabled', value: false });
+    await until(async () => {
+      const r = await rig.api<{ settings: { enabled: boolean } }>('GET', '/api/race-lights');
+      return r.body.settings.enabled === false;
+    }, 'race lights switched off');
+    const actions = [{ event: 'raceLapRecorded', effect: 'lightnet_lap_flash' }];
+    const saved = io.wait<{ actions: string }>('event_actions', (m) => m.actions === JSON.stringify(actions));
+    await io.emit('set_config', { section: 'USER', key: 'actions', value: JSON.stringify(actions) });
+    await io.emit('load_data', { load_types: ['event_actions'] });
+    await saved;
+    type View = { race_lights: { stats: { flashes_sent: number; ignored: { disabled: number } } } };
+    const before = (await rig.api<View>('GET', '/api/integration')).body.race_lights.stats;
+    const racing = io.wait('race_status', (m: { race_status?: number }) => m.race_status === 1, 60_000);
+    await io.emit('stage_race');
+    await racing;
+    await io.emit('simulate_lap', { node: 0 });
+    // The automatic forward is ignored (switched off); the Event Action's flash goes out.
+    const after = await until(
+      async () => {
+        const s = (await rig.api<View>('GET', '/api/integration')).body.race_lights.stats;
+        return s.flashes_sent > before.flashes_sent && s.ignored.disabled > before.ignored.disabled
+          ? s
+          : null;
+      },
+      'the Event Action flash',
+      20_000,
+    );
+    expect(after.flashes_sent).toBe(before.flashes_sent + 1);
+    const seat0 = (await rig.api<{ heat: { seats: { color: string }[] } }>('GET', '/api/integration')).body
+      .heat.seats[0]?.color;
+    await until(() => hexOf(gateA) === seat0, 'the seat colour on its gate', 5_000);
+    await io.emit('stop_race');
+    await io.emit('discard_laps');
+    const cleared = io.wait<{ actions: string }>('event_actions', (m) => m.actions === '[]');
+    await io.emit('set_config', { section: 'USER', key: 'actions', value: '[]' });
+    await io.emit('load_data', { load_types: ['event_actions'] });
+    await cleared;
+  });
 });
