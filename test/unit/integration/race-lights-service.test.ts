@@ -104,7 +104,7 @@ describe('race lights radio discipline', () => {
       groupId: 1,
       fields: { mode: 0, brightness: 255, color1: [255, 0, 0], color2: [255, 0, 0] },
     });
-    expect(f.svc.lap(lap(2, '#00ff00')).result).toBe('merged');
+    expect(f.svc.lap(lap(2, '#00ff00')).result).toBe('waiting');
     expect(f.svc.lap(lap(3, '#0000ff')).result).toBe('merged');
     expect(f.sent).toHaveLength(1); // never two lap frames queued at the radio
     await f.advance(10);

@@ -129,7 +129,7 @@ export class RaceLightsService {
   }
 
   /** A recorded lap: returns what became of it (the HTTP answer; the radio is not awaited). */
-  lap(ev: LapEvent): { result: 'flash' | 'merged' | DropReason | IgnoreReason } {
+  lap(ev: LapEvent): { result: 'flash' | 'merged' | 'waiting' | DropReason | IgnoreReason } {
     const s = this.deps.settings();
     const now = this.deps.wall.now();
     this.counts.laps++;
@@ -156,10 +156,10 @@ export class RaceLightsService {
     if (outcome === 'overflow')
       return this.drop('overflow', [ev.seat], gateLabel(gate), [color], now, ev.event_epoch_ms);
     if (!before) Object.assign(this.pending.at(-1) as Waiting, { frames, gate, eventAt: ev.event_epoch_ms });
-    const merged = outcome === 'merged' || this.inFlight;
     if (outcome === 'merged') this.counts.merged++;
+    const waiting = this.inFlight; // our previous frame is on the air: this one goes next
     this.pump();
-    return { result: merged ? 'merged' : 'flash' };
+    return { result: outcome === 'merged' ? 'merged' : waiting ? 'waiting' : 'flash' };
   }
 
   /** A race phase (or `stage`, which carries the announced staging and start times). */
