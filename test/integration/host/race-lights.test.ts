@@ -58,6 +58,7 @@ describe('race lights', () => {
         [{ seats: [{ seat: 0, color: 'red' }] }, /^seats\[0\]\.color: /],
         [{ phases: { start: { enabled: 'yes' } } }, /^phases\.start\.enabled: /],
         [{ colour: 1 }, /^colour: unknown field/],
+        [{ start_lead_ms: -1 }, /^start_lead_ms: /],
       ];
       for (const [body, re] of cases) {
         const r = await send(h, 'PUT', '/api/race-lights', body);

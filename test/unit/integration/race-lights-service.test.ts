@@ -224,7 +224,11 @@ describe('race lights radio discipline', () => {
       color: null,
       force: false,
     });
-    expect(staged.scheduled.map((m) => m.phase)).toEqual(['staging', 'start']);
+    // The start look leaves one look-frame airtime (40 ms here) before the start instant.
+    expect(staged.scheduled).toEqual([
+      { phase: 'staging', at_epoch_ms: 1_000_000 },
+      { phase: 'start', at_epoch_ms: 1_002_960 },
+    ]);
     await f.advance(3000);
     expect(f.svc.phase({ phase: 'start', seat: null, color: null, force: false }).ran).toEqual([]);
   });

@@ -171,8 +171,14 @@ export class RaceLightsService {
       this.cancelScheduled();
       const plan = stagePlan(ev, now, MAX_AHEAD_MS);
       const scheduled = [];
-      for (const m of plan) {
-        if (!s.phases[m.phase].enabled) continue;
+      const lead = s.start_lead_ms ?? Math.round(this.deps.flashAirtimeMs());
+      for (const planned of plan) {
+        if (!s.phases[planned.phase].enabled) continue;
+        // The start look leaves one airtime early, so the gates change on the start tone.
+        const m =
+          planned.phase === 'start'
+            ? { ...planned, at_epoch_ms: Math.max(now, planned.at_epoch_ms - lead) }
+            : planned;
         const timer = atWallTime(this.deps.wall, m.at_epoch_ms, () => {
           this.scheduled.delete(m.phase);
           this.runPhase(m.phase, 'scheduled');

@@ -80,6 +80,11 @@ export const raceLightsSchema = z
         holeshot: z.boolean().default(true),
       })
       .default({ effect: 84, length_ms: 800, brightness: 255, holeshot: true }),
+    /**
+     * How early the start look leaves, so it shows at the start instant rather than one
+     * airtime after it; null: the airtime of one look frame at the current radio settings.
+     */
+    start_lead_ms: z.number().int().min(0).max(2000).nullable().default(null),
     phases: phasesSchema.default({
       staging: { enabled: true, scene: null },
       start: { enabled: true, scene: null },
