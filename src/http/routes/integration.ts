@@ -102,14 +102,16 @@ export const integrationRoutes =
         lights.cancelScheduled();
         return { ok: true, cancelled: integ.cancelStart(b.reason) };
       });
-      // A recorded lap: answered at once, the flash goes out on the radio's terms.
-      priv.post('/integration/laps', async (req) => {
+      // A recorded lap: answered at once (202: accepted, not yet on the air); the flash
+      // goes out on the radio's terms, `result` says what became of it so far.
+      priv.post('/integration/laps', async (req, reply) => {
         const b = parseBody(lapSchema, req.body);
-        return { ok: true, ...lights.lap(b) };
+        return reply.code(202).send({ ok: true, ...lights.lap(b) });
       });
-      priv.post('/integration/race/phase', async (req) => {
+      // A phase look starts (or is scheduled) without waiting for the radio: 202 too.
+      priv.post('/integration/race/phase', async (req, reply) => {
         const b = parseBody(phaseSchema, req.body);
-        return { ok: true, ...lights.phase(b) };
+        return reply.code(202).send({ ok: true, ...lights.phase(b) });
       });
     });
   };

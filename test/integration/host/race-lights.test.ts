@@ -129,6 +129,7 @@ describe('race lights', () => {
         { seat: 1, lap_number: 1, color: '#0000ff' },
         H,
       );
+      expect(lap.status).toBe(202);
       expect(lap.body).toMatchObject({ ok: true, result: 'flash' });
       // The operator's override (#00ff00) beats RotorHazard's seat colour.
       await until(() => b.snapshot().bri === 255 && color1(b).join() === '0,255,0', 'flash on gate B');
@@ -175,7 +176,7 @@ describe('race lights', () => {
           send(h, 'POST', '/api/integration/laps', { seat, lap_number: 1, color }, H),
         ),
       );
-      expect(laps.every((l) => l.status === 200)).toBe(true);
+      expect(laps.every((l) => l.status === 202)).toBe(true);
       const results = laps.map((l) => l.body.result as string);
       expect(results.filter((r) => r === 'flash').length).toBeLessThanOrEqual(1);
       type Stats = { flashes_sent: number; passes_flashed: number; dropped: Record<string, number> };
