@@ -21,6 +21,7 @@ import type { AppServices } from './services/index.ts';
 import { createBackup } from './services/backup/index.ts';
 import { createRaceLinkImport } from './services/import/index.ts';
 import { createIntegration, type IntegrationService } from './services/integration/index.ts';
+import { LookMemory, createRaceLights } from './services/integration/laps/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
@@ -197,6 +198,8 @@ export async function startHost(
   const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
   // The integration is built after the scenes it drives; they read its heat lazily.
   let integration: IntegrationService | null = null;
+  // What each gate last showed (scene frames), so a lap flash can put it back.
+  const looks = new LookMemory();
   const heatSlots = (): StartblockSlot[] => integration?.slots() ?? [];
   const scenes = createScenes({
     store,
@@ -208,12 +211,21 @@ export async function startHost(
     groups: devices.groups,
     ledPresets,
     heatSlots,
+    onSent: (frames) => looks.note(frames),
   });
   integration = createIntegration({
     mode: cfg.integration ?? 'none',
     log,
     driver,
     sceneDispatch: scenes.sceneDispatch,
+  });
+  const raceLights = createRaceLights({
+    dataDir: cfg.dataDir,
+    log,
+    driver,
+    sceneDispatch: scenes.sceneDispatch,
+    integration,
+    looks,
   });
   let phase: 'booting' | 'ready' = 'booting';
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
@@ -275,6 +287,7 @@ export async function startHost(
     backup,
     racelinkImport: createRaceLinkImport({ store, tasks, ledPresets, backup, clock, log }),
     integration,
+    raceLights,
     phase: () => phase,
     logs,
     history,
@@ -320,6 +333,7 @@ export async function startHost(
   await store.load();
   await svc.firmware.init();
   await svc.ledPresets.init();
+  await raceLights.settings.load();
   await svc.ota.recover();
   unsubs.push(registry.attach(), history.attach());
   // Before the driver starts: its first connection is the recovery's start trigger.

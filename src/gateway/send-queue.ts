@@ -1,5 +1,5 @@
 /**
- * The radio send queue: a priority queue (interactive before bulk, FIFO within a class)
+ * The radio send queue: a priority queue (urgent, then interactive, then bulk; FIFO within a class)
  * with a deadline per item, and exactly one M2N frame in flight. A frame is written, then
  * the queue waits for its outcome (EV_TX_DONE / EV_TX_REJECTED; a 2 s guard, longer where
  * the frame's airtime at the active RF settings needs it) before the next frame goes out,
@@ -87,7 +87,7 @@ export interface SendQueueHooks {
 const fail = (reason: TxFailure, detail: string): TxOutcome => ({ ok: false, reason, detail });
 
 export class SendQueue {
-  private readonly queues: Record<Priority, QueueItem[]> = { interactive: [], bulk: [] };
+  private readonly queues: Record<Priority, QueueItem[]> = { urgent: [], interactive: [], bulk: [] };
   private inflight: InFlight | null = null;
   private pumping = false;
   private open = false;
@@ -103,7 +103,7 @@ export class SendQueue {
   ) {}
 
   get depth(): number {
-    return this.queues.interactive.length + this.queues.bulk.length;
+    return this.queues.urgent.length + this.queues.interactive.length + this.queues.bulk.length;
   }
 
   get busy(): boolean {
@@ -125,7 +125,7 @@ export class SendQueue {
     this.wakeBusyWaiter();
     const f = this.inflight;
     if (f) f.resolve({ kind: 'link_down', detail });
-    for (const p of ['interactive', 'bulk'] as const) {
+    for (const p of ['urgent', 'interactive', 'bulk'] as const) {
       const items = this.queues[p].splice(0);
       for (const it of items) this.finish(it, fail(reason, detail));
     }
@@ -228,7 +228,7 @@ export class SendQueue {
   }
 
   private takeNext(): QueueItem | undefined {
-    return this.queues.interactive.shift() ?? this.queues.bulk.shift();
+    return this.queues.urgent.shift() ?? this.queues.interactive.shift() ?? this.queues.bulk.shift();
   }
 
   private pump(): void {

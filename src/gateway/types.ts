@@ -5,8 +5,12 @@
 import type { Addr, LoraPacket, M2NRequest, N2MReply, RfConfig } from '../protocol/types.ts';
 import type { LinkKind } from '../transport/link.ts';
 
-/** Interactive traffic (control, indicate, scenes) is sent before bulk task traffic. */
-export type Priority = 'interactive' | 'bulk';
+/**
+ * Interactive traffic (control, indicate, scenes) is sent before bulk task traffic; urgent
+ * traffic (Blackout, a race's start SYNC) before both, so nothing queued (a lap flash, a
+ * scene's frames) can hold it back by more than the one frame already on the air.
+ */
+export type Priority = 'urgent' | 'interactive' | 'bulk';
 
 export interface SendOptions {
   priority?: Priority;

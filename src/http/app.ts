@@ -36,6 +36,7 @@ import { systemRoutes } from './routes/system.ts';
 import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { integrationRoutes } from './routes/integration.ts';
+import { raceLightsRoutes } from './routes/race-lights.ts';
 import { raceRoutes } from './routes/race.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { wifiRoutes } from './routes/wifi.ts';
@@ -203,6 +204,7 @@ export async function buildApp(
       await api.register(otaRoutes(svc));
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
       await api.register(raceRoutes(svc));
+      await api.register(raceLightsRoutes(svc));
       await api.register(consoleRoutes(svc));
       await api.register(wifiRoutes(svc));
       await api.register(activityRoutes(svc));

@@ -10,6 +10,7 @@ import type { RaceLinkImportService } from './import/index.ts';
 import type { DevicesServices } from './devices/index.ts';
 import type { LedPresetsService } from './led-presets/index.ts';
 import type { IntegrationService } from './integration/index.ts';
+import type { RaceLights } from './integration/laps/index.ts';
 import type { FirmwareStore, OtaService } from './ota/index.ts';
 import type { ScenesServices } from './scenes/index.ts';
 import type { SpecialsActions, SpecialsSchema, SpecialsService } from './specials/index.ts';
@@ -47,6 +48,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   racelinkImport: RaceLinkImportService;
   /** Timing-application integration (heat, armed race start); mode `none` standalone. */
   integration: IntegrationService;
+  /** RotorHazard laps and race phases on the gates: settings and live service. */
+  raceLights: RaceLights;
   /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
   blackout: BlackoutService;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */

@@ -15,6 +15,8 @@ import gevent.event
 from eventmanager import Evt
 
 from .heat import build_heat
+from .laps import RaceLights
+from .rl_settings import RaceLightsPanel
 from .hostclient import HostClient, HostError, follow_refresh
 from .rh_ui import ALL_GROUPS, RhUi
 from .supervisor import Supervisor, preflight
@@ -37,6 +39,8 @@ class Bridge:
         self.mode = 'managed'
         self.client = HostClient(self._base_url, self._secret, self._password)
         self.ui = RhUi(rhapi, self)
+        self.race_lights = RaceLights(rhapi, self.client, self.push_heat_now)
+        self.rl_panel = RaceLightsPanel(rhapi, self.client)
         self._stop = gevent.event.Event()
         self._heat_pending = False
         self._pending_tokens = set()
@@ -63,7 +67,9 @@ class Bridge:
         ev.on(Evt.RACE_STAGE, self.on_race_stage, priority=110, name='lightnet_race_stage')
         for name in CANCEL_EVENTS:
             ev.on(getattr(Evt, name), self.on_race_cancel, priority=150, name='lightnet_cancel_' + name.lower())
+        self.race_lights.install()
         self.ui.register_static()
+        self.rl_panel.register()
         from .proxy import make_blueprint
         self.rhapi.ui.blueprint_add(make_blueprint(self.rhapi, self.upstream, self.status))
         atexit.register(self.stop)
@@ -102,6 +108,7 @@ class Bridge:
             'attach_url': self.attach_url,
             'last_stage': self.last_stage,
             'last_effect': self.last_effect,
+            'laps': {'delivered': self.race_lights.sender.delivered, 'failed': self.race_lights.sender.failed},
         }
 
     # --- lifecycle ----------------------------------------------------------------
@@ -148,6 +155,7 @@ class Bridge:
     def on_host_connected(self):
         logger.info('Lightnet: connected to the host at %s', self._base_url())
         gevent.spawn(self.ui.refresh, ['scenes', 'native_presets', 'groups', 'devices'])
+        gevent.spawn(self.rl_panel.refresh, self.ui.lists)
         self.push_heat_later()
 
     def on_refresh(self, tokens):
@@ -166,6 +174,8 @@ class Bridge:
             tokens_now, self._pending_tokens = list(self._pending_tokens), set()
             self._refresh_scheduled = False
             self.ui.refresh(tokens_now)
+            if any(t in ('groups', 'devices', 'scenes') for t in tokens_now):
+                self.rl_panel.refresh(self.ui.lists)
         gevent.spawn(run)
 
     def status_dirty(self):
@@ -225,6 +235,7 @@ class Bridge:
         at that instant itself, instead of after RACE_START has travelled through RotorHazard's
         event greenlets and HTTP (tens of ms on a loaded Pi). The Event Action then only checks
         that it was done."""
+        gevent.spawn(self.race_lights.on_stage, args)
         start = args.get('server_start_epoch_ms')
         self.last_stage = {'server_start_epoch_ms': start, 'received_epoch_ms': int(time.time() * 1000)}
         self.scheduled = {}

@@ -36,6 +36,9 @@ class HostClient:
         pw = self._password()
         return {'Authorization': 'Bearer ' + pw} if pw else {}
 
+    def headers(self, integration):
+        return self._headers(integration)
+
     def _headers(self, integration):
         headers = {'Content-Type': 'application/json'}
         if integration:

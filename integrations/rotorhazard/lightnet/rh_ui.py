@@ -9,6 +9,8 @@ import logging
 from EventActions import ActionEffect
 from RHUI import UIField, UIFieldSelectOption, UIFieldType
 
+from .laps import PHASE_LABELS, PHASES
+
 logger = logging.getLogger(__name__)
 
 NONE_VALUE = ''
@@ -53,8 +55,11 @@ class Lists:
     def presets(self):
         return [(p['key'], p.get('label') or p['key']) for p in self._get('/api/native-presets', 'presets')]
 
+    def group_rows(self):
+        return self._get('/api/groups', 'groups')
+
     def groups(self):
-        rows = self._get('/api/groups', 'groups')
+        rows = self.group_rows()
         return [(ALL_GROUPS, 'All devices (broadcast)')] + [(str(g['id']), g.get('name') or str(g['id'])) for g in rows]
 
     def devices(self, startblocks_only=False):
@@ -79,7 +84,21 @@ class RhUi:
 
     def on_actions_initialize(self, args):
         self.register_fn = args.get('register_fn')
+        self._register_race_lights()
         self.refresh(['scenes', 'native_presets', 'groups', 'devices'], force=True)
+
+    def _register_race_lights(self):
+        """Race lights as Event Actions: they run even when Lightnet's automatic race lights
+        are switched off (its race lights settings), for operators who bind events here."""
+        if not self.register_fn:
+            return
+        rl = self.bridge.race_lights
+        self.register_fn(ActionEffect('Lightnet: flash the lap\'s gate (bind to Lap Recorded)', rl.effect_lap_flash,
+                                      [], name='lightnet_lap_flash'))
+        self.register_fn(ActionEffect('Lightnet: race phase lights', rl.effect_phase, [
+            _select('lightnet_phase', 'Phase', [(p, PHASE_LABELS[p]) for p in PHASES],
+                    'The phase look from Lightnet\'s race lights settings (its scene or the built-in look)'),
+        ], name='lightnet_race_phase'))
 
     def _fetch(self, what):
         """Choices per element, or None when the host cannot be asked right now."""

@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import { heatBodySchema } from '../../services/integration/index.ts';
+import { PHASES } from '../../services/integration/laps/index.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseBody } from '../validation.ts';
 
@@ -22,6 +23,24 @@ const armSchema = z.object({
 });
 const scheduleSchema = z.object({ at_epoch_ms: z.number().int().positive() });
 const cancelSchema = z.object({ reason: z.string().max(64).default('cancelled') });
+const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #ff0000');
+const epochMs = z.number().positive().nullable().default(null);
+const lapSchema = z.object({
+  seat: z.number().int().min(0).max(63),
+  lap_number: z.number().int().min(0).max(100_000),
+  color: hexColor.nullable().default(null),
+  late: z.boolean().default(false),
+  event_epoch_ms: epochMs,
+  force: z.boolean().default(false),
+});
+const phaseSchema = z.object({
+  phase: z.enum([...PHASES, 'stage']),
+  staging_epoch_ms: epochMs,
+  start_epoch_ms: epochMs,
+  seat: z.number().int().min(0).max(63).nullable().default(null),
+  color: hexColor.nullable().default(null),
+  force: z.boolean().default(false),
+});
 
 interface KeyParams {
   key: string;
@@ -30,7 +49,8 @@ interface KeyParams {
 export const integrationRoutes =
   (svc: AppServices, secret: string | null) => async (api: FastifyInstance) => {
     const integ = svc.integration;
-    api.get('/integration', async () => ({ ok: true, ...integ.view() }));
+    const lights = svc.raceLights.service;
+    api.get('/integration', async () => ({ ok: true, ...integ.view(), race_lights: lights.view() }));
 
     const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
       if (!secret) {
@@ -79,7 +99,19 @@ export const integrationRoutes =
       });
       priv.post('/integration/race/cancel', async (req) => {
         const b = parseBody(cancelSchema, req.body);
+        lights.cancelScheduled();
         return { ok: true, cancelled: integ.cancelStart(b.reason) };
+      });
+      // A recorded lap: answered at once (202: accepted, not yet on the air); the flash
+      // goes out on the radio's terms, `result` says what became of it so far.
+      priv.post('/integration/laps', async (req, reply) => {
+        const b = parseBody(lapSchema, req.body);
+        return reply.code(202).send({ ok: true, ...lights.lap(b) });
+      });
+      // A phase look starts (or is scheduled) without waiting for the radio: 202 too.
+      priv.post('/integration/race/phase', async (req, reply) => {
+        const b = parseBody(phaseSchema, req.body);
+        return reply.code(202).send({ ok: true, ...lights.phase(b) });
       });
     });
   };

@@ -28,6 +28,6 @@ export function createIntegration(d: {
     runScene: (key, body) => sceneDispatch.run(key, body),
     syncAirtimeMs: () => sceneDispatch.estimate([{ kind: 'sync' }]).total.airtime_ms,
     planSync: (scene) => sceneDispatch.planSyncAfter(scene),
-    sendFrame: (f) => driver.send(f.receiver, f.request, { priority: 'interactive' }),
+    sendFrame: (f) => driver.send(f.receiver, f.request, { priority: 'urgent' }),
   });
 }

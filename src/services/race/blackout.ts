@@ -2,8 +2,8 @@
  * Blackout (race-day "all off"): the one action that must work whatever else is going
  * on. It stops the running scene and asks the running task to stop — both are
  * synchronous requests, so nothing queued by them can overtake what follows — then
- * broadcasts brightness 0 to every group at interactive priority, ahead of any bulk
- * task traffic.
+ * broadcasts brightness 0 to every group at urgent priority, ahead of anything queued
+ * (scene frames, lap flashes, bulk task traffic).
  *
  * Two frames go out: nodes in offset mode drop a PRESET whose OFFSET_MODE flag does not
  * match their state (wire §8.11.1), so one frame without and one with the flag reaches
@@ -46,7 +46,7 @@ export class BlackoutService {
     const { driver, store, log } = this.deps;
     const scene = this.deps.cancelScene();
     const task = this.deps.cancelTask();
-    const opts = { priority: 'interactive' as const, deadlineMs: DEADLINE_MS };
+    const opts = { priority: 'urgent' as const, deadlineMs: DEADLINE_MS };
     const frame = (flags: number) =>
       driver.send(BROADCAST, { op: 'PRESET', groupId: ALL_GROUPS, flags, presetId: 0, brightness: 0 }, opts);
     // Both frames are queued at once: the second does not wait for the first's outcome.

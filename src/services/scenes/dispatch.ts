@@ -5,7 +5,8 @@
  */
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { NativePreset } from '../../domain/scenes/native-preset.ts';
-import type { Scene, SceneAction, StartblockSlot } from '../../domain/scenes/types.ts';
+import type { ActionTarget, Scene, SceneAction, StartblockSlot } from '../../domain/scenes/types.ts';
+import type { NativeEffectParams } from '../../domain/scenes/native-preset.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { estimateCost, loraInfo, type CostEstimate, type LoraInfo } from './cost-estimator.ts';
@@ -116,6 +117,18 @@ export class SceneDispatchService {
     const frame = plan.at(-1)?.frames[0];
     if (!frame) throw new Error('sync plan without a frame');
     return frame;
+  }
+
+  /**
+   * The frames of one native effect to a target, planned as a scene action (addressing,
+   * flags) but not run: for callers that send on their own terms (lap flashes).
+   */
+  planEffect(target: ActionTarget, params: NativeEffectParams): PlannedFrame[] {
+    const plan = planScene(
+      [{ kind: 'native_effect', target, params, flags_override: {} }],
+      this.planContext(),
+    );
+    return plan.flatMap((a) => a.frames);
   }
 
   cancel(): { cancelled: boolean; scene: string | null } {

@@ -15,6 +15,7 @@ import { SceneDispatchService } from './dispatch.ts';
 import { sceneEditorSchema } from './editor-schema.ts';
 import { SceneService } from './library.ts';
 import { mirrorSentFrames } from './mirror.ts';
+import type { PlannedFrame } from './dispatch-planner.ts';
 import { NativePresetService } from './native-presets.ts';
 import { WireOverheadCalibration } from './overhead-calibration.ts';
 import { SceneRunner } from './runner.ts';
@@ -46,6 +47,8 @@ export function createScenes(d: {
   ledPresets: LedPresetsService;
   /** The current heat's start-block slots from a timing application (read at plan time). */
   heatSlots?: () => readonly StartblockSlot[];
+  /** Also told of every frame a scene sent (race lights remember what each gate shows). */
+  onSent?: (frames: readonly PlannedFrame[]) => void;
 }): ScenesServices {
   const { store, clock, log, driver } = d;
   const nativePresets = new NativePresetService({ store, clock, log });
@@ -58,7 +61,10 @@ export function createScenes(d: {
     clock,
     bus: d.bus,
     log: log.child({ mod: 'scenes' }),
-    onSent: (frames) => mirrorSentFrames(store, frames),
+    onSent: (frames) => {
+      mirrorSentFrames(store, frames);
+      d.onSent?.(frames);
+    },
     onFrameTimed: (f, ms) => overhead.sample(f.body.length, ms),
   });
   const sceneDispatch = new SceneDispatchService({

@@ -27,6 +27,8 @@ export interface Rig {
   rhUrl: string;
   /** Wall-clock ms of each write the host made to the gateway, in order. */
   writes: number[];
+  /** The bytes of each write (same index as `writes`). */
+  writeBytes: Buffer[];
   rh: ChildProcess;
   /** RotorHazard's console output so far. */
   output(): string;
@@ -41,7 +43,7 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-function relay(targetPort: number, writes: number[]): Promise<Server> {
+function relay(targetPort: number, writes: number[], writeBytes: Buffer[]): Promise<Server> {
   const server = createServer((inbound: Socket) => {
     const out = connect(targetPort, '127.0.0.1');
     // Small frames both ways: Nagle would hold them behind delayed ACKs (40 ms).
@@ -49,6 +51,7 @@ function relay(targetPort: number, writes: number[]): Promise<Server> {
     out.setNoDelay(true);
     inbound.on('data', (b) => {
       writes.push(Date.now());
+      writeBytes.push(b);
       out.write(b);
     });
     out.on('data', (b) => inbound.write(b));
@@ -76,7 +79,8 @@ export async function startRig(o: { port: number; nodes?: number; seed?: number 
   await fleet.gateway.whenBooted();
   const sim: SimTcpServer = await startSimTcpServer({ host: '127.0.0.1', port: 0, fleet });
   const writes: number[] = [];
-  const rl = await relay(sim.port, writes);
+  const writeBytes: Buffer[] = [];
+  const rl = await relay(sim.port, writes, writeBytes);
   const relayPort = (rl.address() as { port: number }).port;
 
   const data = await mkdtemp(join(tmpdir(), 'lightnet-rh-'));
@@ -151,6 +155,7 @@ export async function startRig(o: { port: number; nodes?: number; seed?: number 
     fleet,
     rhUrl,
     writes,
+    writeBytes,
     rh,
     output: () => out,
     waitOutput,

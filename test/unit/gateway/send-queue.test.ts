@@ -141,6 +141,19 @@ describe('send queue: priority, deadlines, cancellation, validation', () => {
     expect(gw.frames.map((f) => f.receiver)).toEqual(['AABB01', 'AABB04', 'AABB02', 'AABB03']);
   });
 
+  it('sends urgent frames (blackout, race start) before queued interactive ones', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (_f, g) => g.later(50, ...TX_CYCLE);
+    const sends = [
+      driver.send('AABB01', INDICATE, { priority: 'interactive' }),
+      driver.send('AABB02', INDICATE, { priority: 'interactive' }),
+      driver.send('AABB03', INDICATE, { priority: 'bulk' }),
+      driver.send('AABB04', INDICATE, { priority: 'urgent' }),
+    ];
+    await clock.run(Promise.all(sends));
+    expect(gw.frames.map((f) => f.receiver)).toEqual(['AABB01', 'AABB04', 'AABB02', 'AABB03']);
+  });
+
   it('drops an unsent item at its deadline', async () => {
     const { clock, driver, gw } = await rig();
     gw.onM2n = (_f, g) => g.later(1000, ...TX_CYCLE);

@@ -1,0 +1,26 @@
+/**
+ * Race lights settings (RotorHazard laps and race phases on the gates): GET for the
+ * operator's view (settings plus live counters), PUT to replace them (validated whole, on
+ * disk before the answer).
+ */
+import type { FastifyInstance } from 'fastify';
+import { LED_EFFECTS } from '../../domain/led-effects.ts';
+import { raceLightsSchema } from '../../services/integration/laps/index.ts';
+import type { AppServices } from '../../services/index.ts';
+import { parseBody } from '../validation.ts';
+
+export const raceLightsRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
+  const rl = svc.raceLights;
+  // The flash effect choices travel along (the plugin's settings panel offers them).
+  const effects = LED_EFFECTS.map((e) => ({ value: e.id, label: e.name }));
+  api.get('/race-lights', async () => ({
+    ok: true,
+    settings: rl.settings.get(),
+    effects,
+    ...rl.service.view(),
+  }));
+  api.put('/race-lights', async (req) => {
+    const settings = await rl.settings.put(parseBody(raceLightsSchema, req.body));
+    return { ok: true, settings };
+  });
+};

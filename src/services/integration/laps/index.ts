@@ -1,0 +1,93 @@
+/**
+ * Race lights (RotorHazard laps and race phases on the gates): settings kept by the host,
+ * and the service that turns the plugin's events into lap flashes and phase looks.
+ */
+import { ScaledClock } from '../../../clock.ts';
+import type { GatewayDriver } from '../../../gateway/types.ts';
+import type { Logger } from '../../../logger.ts';
+import type { SceneDispatchService } from '../../scenes/index.ts';
+import type { IntegrationService } from '../service.ts';
+import { LookMemory } from './looks.ts';
+import { RaceLightsService } from './service.ts';
+import { RaceLightsFile, defaultRaceLights, type RaceLightsSettings } from './settings.ts';
+
+export { LookMemory } from './looks.ts';
+export { RaceLightsService, type LapEvent, type PhaseEvent } from './service.ts';
+export { raceLightsSchema, PHASES, type RaceLightsSettings, type Gate, type Phase } from './settings.ts';
+
+/** The settings as last saved (defaults until loaded or when the file is absent). */
+export class RaceLightsSettingsStore {
+  private current: RaceLightsSettings = defaultRaceLights();
+
+  constructor(
+    private readonly file: RaceLightsFile,
+    private readonly log: Logger,
+  ) {}
+
+  get(): RaceLightsSettings {
+    return this.current;
+  }
+
+  async load(): Promise<void> {
+    const { settings, problem } = await this.file.load();
+    if (problem) this.log.warn({ problem }, 'race lights settings unreadable: using the defaults');
+    this.current = settings;
+  }
+
+  /** Validated at the route; on disk (fsynced) before it takes effect. */
+  async put(s: RaceLightsSettings): Promise<RaceLightsSettings> {
+    await this.file.save(s);
+    this.current = s;
+    this.log.info({ seats: s.seats.length, enabled: s.enabled }, 'race lights settings saved');
+    return s;
+  }
+}
+
+export interface RaceLights {
+  service: RaceLightsService;
+  settings: RaceLightsSettingsStore;
+}
+
+const AIRTIME_MEMO_MS = 5000;
+
+export function createRaceLights(d: {
+  dataDir: string;
+  log: Logger;
+  driver: GatewayDriver;
+  sceneDispatch: SceneDispatchService;
+  integration: IntegrationService;
+  looks: LookMemory;
+}): RaceLights {
+  const log = d.log.child({ mod: 'race-lights' });
+  const wall = new ScaledClock(1);
+  const settings = new RaceLightsSettingsStore(new RaceLightsFile(d.dataDir), log);
+  let airtime = { at: -Infinity, ms: 0 };
+  const flashAirtimeMs = (): number => {
+    const now = wall.now();
+    if (now - airtime.at > AIRTIME_MEMO_MS) {
+      const est = d.sceneDispatch.estimate([
+        {
+          kind: 'native_effect',
+          target: { kind: 'broadcast' },
+          params: { mode: 0, brightness: 255, color1: [1, 1, 1], color2: [1, 1, 1], color3: [1, 1, 1] },
+          flags_override: {},
+        },
+      ]);
+      airtime = { at: now, ms: est.total.airtime_ms };
+    }
+    return airtime.ms;
+  };
+  const service = new RaceLightsService({
+    log,
+    wall,
+    heat: () => d.integration.heat(),
+    planEffect: (target, params) => d.sceneDispatch.planEffect(target, params),
+    send: (f, deadlineMs) => d.driver.send(f.receiver, f.request, { priority: 'interactive', deadlineMs }),
+    radioBacklog: () => d.driver.stats().queueDepth,
+    flashAirtimeMs,
+    startScene: (key, body) => d.integration.startScene(key, body),
+    looks: d.looks,
+    settings: () => settings.get(),
+  });
+  return { service, settings };
+}

@@ -1,0 +1,367 @@
+/**
+ * Race lights: RotorHazard's laps and race phases on the gates, live. A recorded lap
+ * flashes the seat's gate in the pilot's colour and then puts back what the gate showed;
+ * each phase (staging, start, finish, winner, stop, heat change) plays its look.
+ *
+ * Radio discipline (a race is never delayed): lap frames bypass the scene runner and are
+ * handed to the driver one at a time, at interactive priority (Blackout and the start SYNC
+ * are urgent and go first). A pass that meets other traffic waiting for the radio is
+ * dropped; a pass that meets our own flash on the air joins its gate's waiting batch
+ * (merge.ts) and goes out next, unless it waited too long — then it is dropped too. Every
+ * drop is counted by reason. Flash ends (restores) are never dropped: they wait their turn.
+ */
+import type { Logger } from '../../../logger.ts';
+import type { M2NRequest, Rgb } from '../../../protocol/types.ts';
+import type { TxOutcome } from '../../../gateway/types.ts';
+import { atWallTime, type WallTimer } from '../at-time.ts';
+import type { Heat } from '../heat.ts';
+import type { LookMemory } from './looks.ts';
+import {
+  addPass,
+  flashColors,
+  maxWaitMs,
+  stagePlan,
+  takeBatch,
+  type GateBatch,
+  type StageTimes,
+} from './merge.ts';
+import { builtinLook, gateLabel, seatColor, seatGate, type SceneTarget, gateTarget } from './phases.ts';
+import type { Gate, Phase, RaceLightsSettings } from './settings.ts';
+
+export interface Frame {
+  receiver: string;
+  request: M2NRequest;
+}
+
+export interface RaceLightsDeps {
+  log: Logger;
+  wall: WallTimer;
+  heat(): Heat | null;
+  /** Frames of a native effect to a target, planned as a scene action would be. */
+  planEffect(target: SceneTarget, params: { mode: number; brightness: number }): Frame[];
+  /** Hands one lap frame to the driver (interactive, dropped after `deadlineMs` unsent). */
+  send(frame: Frame, deadlineMs: number): Promise<TxOutcome>;
+  /** Frames waiting in the driver's queue (other traffic): a pass meeting any is dropped. */
+  radioBacklog(): number;
+  /** Airtime of one flash frame at the current RF settings (ms). */
+  flashAirtimeMs(): number;
+  /** Starts a stored scene, or a draft when `body.actions` is set, without waiting for it. */
+  startScene(key: string, body: Record<string, unknown>): Promise<void>;
+  looks: LookMemory;
+  settings(): RaceLightsSettings;
+}
+
+export interface LapEvent {
+  seat: number;
+  lap_number: number;
+  color: string | null;
+  late: boolean;
+  event_epoch_ms: number | null;
+  /** From an Event Action: runs even when the automatic reactions are off. */
+  force: boolean;
+}
+
+export interface PhaseEvent extends StageTimes {
+  phase: Phase | 'stage';
+  seat: number | null;
+  color: string | null;
+  force: boolean;
+}
+
+type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent';
+type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped';
+
+interface FlashRecord {
+  seats: number[];
+  /** When the timing application saw the (first) pass, if it said. */
+  event_epoch_ms: number | null;
+  gate: string;
+  colors: string[];
+  received_epoch_ms: number;
+  sent_epoch_ms: number | null;
+  ok: boolean;
+  error: string | null;
+}
+
+interface Waiting extends GateBatch {
+  frames: Frame[];
+  gate: Gate;
+  eventAt: number | null;
+}
+
+const RECENT = 50;
+const RESTORE_DEADLINE_MS = 5000;
+const MAX_AHEAD_MS = 5 * 60_000;
+/** A start event within this of a scheduled start was already handled by the schedule. */
+const SAME_START_MS = 3000;
+
+const hex = (c: Rgb): string => '#' + c.map((v) => v.toString(16).padStart(2, '0')).join('');
+
+export class RaceLightsService {
+  private readonly pending: Waiting[] = [];
+  /** Flash ends per gate (the flash frames: where to put the look back); `due` once the flash
+   * length has passed — set by its timer, which may fire a hair before the wall clock reads
+   * the end: the timer, not the clock, decides. */
+  private readonly restores = new Map<string, { due: boolean; frames: Frame[]; timer: { cancel(): void } }>();
+  private inFlight = false;
+  private readonly scheduled = new Map<string, { at_epoch_ms: number; timer: { cancel(): void } }>();
+  private lastScheduledStart: number | null = null;
+  private readonly counts = {
+    laps: 0,
+    flashes_sent: 0,
+    passes_flashed: 0,
+    merged: 0,
+    dropped: { radio_busy: 0, stale: 0, overflow: 0, not_sent: 0 } as Record<DropReason, number>,
+    ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0 } as Record<IgnoreReason, number>,
+  };
+  private readonly recent: FlashRecord[] = [];
+  private lastPhase: { phase: string; at_epoch_ms: number; how: string } | null = null;
+
+  constructor(private readonly deps: RaceLightsDeps) {}
+
+  view(): Record<string, unknown> {
+    return {
+      stats: structuredClone(this.counts),
+      recent_flashes: [...this.recent],
+      scheduled: [...this.scheduled].map(([phase, s]) => ({ phase, at_epoch_ms: s.at_epoch_ms })),
+      last_phase: this.lastPhase,
+    };
+  }
+
+  /** A recorded lap: returns what became of it (the HTTP answer; the radio is not awaited). */
+  lap(ev: LapEvent): { result: 'flash' | 'merged' | 'waiting' | DropReason | IgnoreReason } {
+    const s = this.deps.settings();
+    const now = this.deps.wall.now();
+    this.counts.laps++;
+    const ignore = (r: IgnoreReason): { result: IgnoreReason } => {
+      this.counts.ignored[r]++;
+      return { result: r };
+    };
+    if (!s.enabled && !ev.force) return ignore('disabled');
+    // RotorHazard marks a pass after the winner was declared as late (and deletes it).
+    if (ev.late) return ignore('late');
+    if (ev.lap_number === 0 && !s.flash.holeshot) return ignore('holeshot');
+    const gate = seatGate(s, ev.seat);
+    if (!gate) return ignore('unmapped');
+    const color = seatColor(s, this.deps.heat(), ev.seat, ev.color);
+    if (this.deps.radioBacklog() > 0)
+      return this.drop('radio_busy', [ev.seat], gateLabel(gate), [color], now, ev.event_epoch_ms);
+    const frames = this.deps.planEffect(gateTarget(gate), {
+      mode: s.flash.effect,
+      brightness: s.flash.brightness,
+    });
+    const gateKey = frames.map((f) => `${f.receiver}/${requestGroup(f.request)}`).join(',');
+    const before = this.pending.find((w) => w.gateKey === gateKey);
+    const outcome = addPass(this.pending, { seat: ev.seat, gateKey, color, at: now });
+    if (outcome === 'overflow')
+      return this.drop('overflow', [ev.seat], gateLabel(gate), [color], now, ev.event_epoch_ms);
+    if (!before) Object.assign(this.pending.at(-1) as Waiting, { frames, gate, eventAt: ev.event_epoch_ms });
+    if (outcome === 'merged') this.counts.merged++;
+    const waiting = this.inFlight; // our previous frame is on the air: this one goes next
+    this.pump();
+    return { result: outcome === 'merged' ? 'merged' : waiting ? 'waiting' : 'flash' };
+  }
+
+  /** A race phase (or `stage`, which carries the announced staging and start times). */
+  phase(ev: PhaseEvent): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
+    const s = this.deps.settings();
+    if (!s.enabled && !ev.force) return { ran: [], scheduled: [] };
+    const now = this.deps.wall.now();
+    if (ev.phase === 'stage') {
+      this.cancelScheduled();
+      const plan = stagePlan(ev, now, MAX_AHEAD_MS);
+      const scheduled = [];
+      const lead = s.start_lead_ms ?? Math.round(this.deps.flashAirtimeMs());
+      for (const planned of plan) {
+        if (!s.phases[planned.phase].enabled) continue;
+        // The start look leaves one airtime early, so the gates change on the start tone.
+        const m =
+          planned.phase === 'start'
+            ? { ...planned, at_epoch_ms: Math.max(now, planned.at_epoch_ms - lead) }
+            : planned;
+        const timer = atWallTime(this.deps.wall, m.at_epoch_ms, () => {
+          this.scheduled.delete(m.phase);
+          this.runPhase(m.phase, 'scheduled');
+        });
+        this.scheduled.set(m.phase, { at_epoch_ms: m.at_epoch_ms, timer });
+        if (m.phase === 'start') this.lastScheduledStart = m.at_epoch_ms;
+        scheduled.push(m);
+      }
+      // No announced staging moment: staging is now.
+      const ran = plan.some((m) => m.phase === 'staging') ? [] : this.runPhase('staging', 'event');
+      return { ran, scheduled };
+    }
+    if (ev.phase === 'start' && this.lastScheduledStart !== null) {
+      const started = Math.abs(now - this.lastScheduledStart) < SAME_START_MS;
+      this.lastScheduledStart = null;
+      if (started) return { ran: [], scheduled: [] }; // the schedule ran (or runs) it on time
+    }
+    if (ev.phase === 'stop') this.cancelScheduled();
+    return { ran: this.runPhase(ev.phase, 'event', { seat: ev.seat, color: ev.color }), scheduled: [] };
+  }
+
+  /** Race aborted: nothing scheduled may still fire. */
+  cancelScheduled(): void {
+    for (const sch of this.scheduled.values()) sch.timer.cancel();
+    this.scheduled.clear();
+    this.lastScheduledStart = null;
+  }
+
+  private runPhase(
+    phase: Phase,
+    how: string,
+    winner: { seat: number | null; color: string | null } | null = null,
+  ): string[] {
+    const s = this.deps.settings();
+    const p = s.phases[phase];
+    if (!p.enabled) return [];
+    const key = p.scene ?? `race-lights-${phase}`;
+    const body = p.scene ? {} : builtinLook(phase, s, this.deps.heat(), winner);
+    if (!body) return [];
+    this.lastPhase = { phase, at_epoch_ms: this.deps.wall.now(), how };
+    this.deps.startScene(key, body as unknown as Record<string, unknown>).catch((err: unknown) => {
+      this.deps.log.warn(
+        { phase, scene: key, error: (err as Error).message },
+        'race lights: phase look not run',
+      );
+    });
+    return [phase];
+  }
+
+  private drop(
+    r: DropReason,
+    seats: number[],
+    gate: string,
+    colors: Rgb[],
+    at: number,
+    eventAt: number | null = null,
+  ): { result: DropReason } {
+    this.counts.dropped[r]++;
+    this.record({
+      seats,
+      event_epoch_ms: eventAt,
+      gate,
+      colors: colors.map(hex),
+      received_epoch_ms: at,
+      sent_epoch_ms: null,
+      ok: false,
+      error: r,
+    });
+    return { result: r };
+  }
+
+  private record(r: FlashRecord): void {
+    this.recent.push(r);
+    if (this.recent.length > RECENT) this.recent.shift();
+  }
+
+  /** Sends the next thing when the radio is ours: waiting flashes first, then due restores. */
+  private pump(): void {
+    if (this.inFlight) return;
+    const now = this.deps.wall.now();
+    const wait = maxWaitMs(this.deps.flashAirtimeMs());
+    for (;;) {
+      const { batch, stale } = takeBatch(this.pending, now, wait);
+      for (const b of stale as Waiting[])
+        this.drop('stale', b.seats, gateLabel(b.gate), b.colors, b.firstAt, b.eventAt);
+      if (!batch) break;
+      const w = batch as Waiting;
+      if (this.deps.radioBacklog() > 0) {
+        this.drop('radio_busy', w.seats, gateLabel(w.gate), w.colors, w.firstAt, w.eventAt);
+        continue;
+      }
+      this.sendFlash(w, wait - (now - w.firstAt));
+      return;
+    }
+    const due = [...this.restores].find(([, r]) => r.due);
+    if (due) {
+      const [gateKey, r] = due;
+      this.restores.delete(gateKey);
+      this.inFlight = true;
+      const frames = r.frames.map((f) => this.restoreFrame(f));
+      void Promise.all(frames.map((f) => this.deps.send(f, RESTORE_DEADLINE_MS))).then((outs) => {
+        const bad = outs.find((o) => !o.ok);
+        if (bad && !bad.ok)
+          this.deps.log.warn({ gate: gateKey, error: bad.detail }, 'race lights: flash end not sent');
+        this.inFlight = false;
+        this.pump();
+      });
+    }
+  }
+
+  private sendFlash(w: Waiting, deadlineMs: number): void {
+    const s = this.deps.settings();
+    const [c1, c2, c3] = flashColors(w.colors);
+    const frames = w.frames.map((f) => withColors(f, c1, c2, c3));
+    this.inFlight = true;
+    const rec: FlashRecord = {
+      seats: w.seats,
+      event_epoch_ms: w.eventAt,
+      gate: gateLabel(w.gate),
+      colors: w.colors.map(hex),
+      received_epoch_ms: w.firstAt,
+      sent_epoch_ms: null,
+      ok: false,
+      error: null,
+    };
+    void Promise.all(frames.map((f) => this.deps.send(f, Math.max(1, deadlineMs)))).then((outs) => {
+      const bad = outs.find((o) => !o.ok);
+      rec.sent_epoch_ms = this.deps.wall.now();
+      rec.ok = !bad;
+      if (bad && !bad.ok) {
+        rec.error = bad.reason;
+        this.counts.dropped.not_sent++;
+      } else {
+        this.counts.flashes_sent++;
+        this.counts.passes_flashed += w.seats.length;
+      }
+      this.record(rec);
+      if (outs.some((o) => o.ok)) this.scheduleRestore(w.gateKey, w.frames, s.flash.length_ms);
+      this.inFlight = false;
+      this.pump();
+    });
+  }
+
+  /** The gate goes back to its look after the flash; a newer flash pushes this back. */
+  private scheduleRestore(gateKey: string, flashFrames: Frame[], lengthMs: number): void {
+    this.restores.get(gateKey)?.timer.cancel();
+    // The look is read when the flash ends: a phase look sent meanwhile is what comes back.
+    const entry = { due: false, frames: flashFrames, timer: { cancel: () => {} } };
+    entry.timer = this.deps.wall.setTimeout(() => {
+      entry.due = true;
+      this.pump();
+    }, lengthMs);
+    this.restores.set(gateKey, entry);
+  }
+
+  private restoreFrame(f: Frame): Frame {
+    const groupId = requestGroup(f.request);
+    const look = this.deps.looks.lookFor(f.receiver, groupId);
+    if (!look)
+      return {
+        receiver: f.receiver,
+        request: { op: 'CONTROL', groupId, flags: 0, fields: { brightness: 0 } },
+      };
+    if (look.kind === 'preset') {
+      const { flags, presetId, brightness } = look;
+      return { receiver: f.receiver, request: { op: 'PRESET', groupId, flags, presetId, brightness } };
+    }
+    // Every field the flash changed is put back; fields the look never set get neutral values.
+    const black: Rgb = [0, 0, 0];
+    const fields = { mode: 0, brightness: 0, color1: black, color2: black, color3: black, ...look.fields };
+    return { receiver: f.receiver, request: { op: 'CONTROL', groupId, flags: look.flags, fields } };
+  }
+}
+
+function requestGroup(r: M2NRequest): number {
+  return 'groupId' in r ? r.groupId : 255;
+}
+
+function withColors(f: Frame, c1: Rgb, c2: Rgb, c3: Rgb): Frame {
+  const r = f.request;
+  if (r.op !== 'CONTROL') return f;
+  return {
+    receiver: f.receiver,
+    request: { ...r, fields: { ...r.fields, color1: c1, color2: c2, color3: c3 } },
+  };
+}
