@@ -325,9 +325,11 @@ export async function startHost(
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();
   phase = 'ready';
+  // The address a person opens (the UI lives under the prefix with its trailing slash).
+  const open = url.endsWith('/') ? url : `${url}/`;
   log.info(
-    { url, transport: gw.transport, port: gw.port, ready: driver.readiness().ready },
-    'lightnet ready',
+    { url: open, transport: gw.transport, port: gw.port, ready: driver.readiness().ready },
+    `lightnet ready — open ${open}`,
   );
 
   let closed = false;
