@@ -4,6 +4,7 @@
  * validated here so the rest of the program can trust it.
  */
 import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import * as z from 'zod';
 import { parseGatewaySpec, type GatewaySpec } from './transport/index.ts';
@@ -13,6 +14,11 @@ export interface Config {
   host: string;
   prefix: string;
   dataDir: string;
+  /**
+   * Where the state lives while the simulator is the gateway (`--gateway sim`, or `auto`
+   * falling back to it): simulated devices never land in the real data folder.
+   */
+  simDataDir: string;
   gateway: GatewaySpec;
   gatewayText: string;
   simNodes: number;
@@ -37,6 +43,7 @@ const DEFAULTS = {
   host: '127.0.0.1',
   prefix: '/lightnet',
   'data-dir': './data',
+  'sim-data-dir': '',
   gateway: 'auto',
   'sim-nodes': '12',
   'sim-seed': '1',
@@ -73,6 +80,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--host <addr>', 'bind address (default 127.0.0.1; 0.0.0.0 exposes the host on the LAN)')
     .option('--prefix <path>', 'URL mount prefix (default /lightnet)')
     .option('--data-dir <dir>', 'where state.json, firmware/ and led-presets/ live (default ./data)')
+    .option(
+      '--sim-data-dir <dir>',
+      "the simulator's data folder, kept apart from the real one (default <data-dir>/simulator)",
+    )
     .option(
       '--gateway <spec>',
       'auto | sim | serial:<path> | tcp:<host>:<port> (default auto: a real gateway if one answers, else the simulator)',
@@ -157,11 +168,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       '--integration-secret (or LIGHTNET_INTEGRATION_SECRET) of at least 16 characters is required with --integration',
     );
   }
+  const dataDir = pick('data-dir');
   return {
     port: parse(numberIn('port', 0, 65535), pick('port')),
     host: pick('host'),
     prefix: prefixRaw === '/' ? '' : prefixRaw.replace(/\/$/, ''),
-    dataDir: pick('data-dir'),
+    dataDir,
+    simDataDir: pick('sim-data-dir') || join(dataDir, 'simulator'),
     gateway,
     gatewayText: pick('gateway'),
     simNodes: parse(numberIn('sim-nodes', 0, 1000), pick('sim-nodes')),

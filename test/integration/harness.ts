@@ -59,6 +59,8 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     host: '127.0.0.1',
     prefix: o.prefix ?? '/lightnet',
     dataDir,
+    // The temp folder is the simulator's own (every test runs on it).
+    simDataDir: dataDir,
     gateway: o.gateway ?? { kind: 'sim' },
     gatewayText: o.gateway?.kind ?? 'sim',
     simNodes: o.nodes ?? 6,
@@ -264,6 +266,9 @@ export async function startCli(dataDir: string, port: number, extra: string[] = 
     '--port',
     String(port),
     '--data-dir',
+    dataDir,
+    // The temp folder is the simulator's own (as in testConfig).
+    '--sim-data-dir',
     dataDir,
   ];
   const child = spawn(process.execPath, [...args, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -28,6 +28,9 @@ export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async
       persistence: { error: svc.store.writeError, alarm: svc.store.alarm },
       // Extra field: a password is set (the UI offers "Log out").
       auth: host.auth,
+      // Extra field: which data folder this host keeps its state in, and whether it is
+      // the simulator's own (simulated devices never land in the real one).
+      data: svc.dataFolder,
     };
   });
 

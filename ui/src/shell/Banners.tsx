@@ -64,7 +64,14 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
       )}
       {g?.transport === 'sim' && (
         <div class="banner sim" data-testid="banner-sim">
-          Simulated fleet — no radio hardware is connected. Nothing you do here reaches real nodes.
+          Simulator — no radio hardware is connected. Nothing you do here reaches real nodes.
+          {health.value?.data?.simulated && (
+            <>
+              {' '}
+              Simulated devices are kept in <code data-testid="sim-data-dir">{health.value.data.dir}</code>,
+              apart from the real data folder.
+            </>
+          )}
         </div>
       )}
       {low.length > 0 && (
