@@ -324,6 +324,15 @@ async function startOn(
       firmware: ota.firmware,
       clock,
       log,
+      pollUnheard: (addrs) => {
+        if (!driver.readiness().ready) return null;
+        try {
+          return devices.status.start({ selection: addrs });
+        } catch (err) {
+          log.info({ err: (err as Error).message }, 'no status poll after the restore');
+          return null;
+        }
+      },
     }),
     integration,
     phase: () => phase,
