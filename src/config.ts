@@ -25,6 +25,12 @@ export interface Config {
   simSeed: number;
   simTimeScale: number;
   wifi: 'nmcli' | 'none';
+  /**
+   * Why the host cannot switch its WiFi by itself although nobody asked for `--wifi none`
+   * (it was chosen because nmcli is missing), or null. The firmware dialog says it up
+   * front, and a run that could only reach nodes through their access point fails at once.
+   */
+  wifiMissing?: string | null;
   password: string | null;
   /** Extra names the Host header may carry (DNS-rebinding guard): exact, `*.domain`, or `*`. */
   allowedHosts: string[];
@@ -153,6 +159,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const wifiRaw = pick('wifi');
   const wifi = wifiRaw === '' ? (process.platform === 'linux' && nmcliOnPath() ? 'nmcli' : 'none') : wifiRaw;
+  const wifiMissing =
+    wifiRaw !== '' || wifi !== 'none'
+      ? null
+      : process.platform === 'linux'
+        ? 'NetworkManager (nmcli) is not installed on this host'
+        : 'switching the host WiFi needs Linux with NetworkManager (nmcli)';
   if (wifi !== 'nmcli' && wifi !== 'none') throw new ConfigError('--wifi must be nmcli or none');
   const logLevel = pick('log-level');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -181,6 +193,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     simSeed: parse(numberIn('sim-seed', 0, 2 ** 32 - 1), pick('sim-seed')),
     simTimeScale: parse(numberIn('sim-time-scale', 0.001, 100, false), pick('sim-time-scale')),
     wifi,
+    wifiMissing,
     password: pick('password') || null,
     allowedHosts: parseHostList(pick('allowed-hosts')),
     logLevel,

@@ -278,6 +278,7 @@ async function startOn(
     io,
     log,
     otaLog: log.child({ mod: 'ota' }),
+    missing: cfg.wifiMissing ?? null,
   });
   const ota = createOta({
     dataDir: dataDir,

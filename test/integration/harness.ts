@@ -23,6 +23,8 @@ export interface HostOptions {
   allowedHosts?: string[];
   prefix?: string;
   wifi?: 'nmcli' | 'none';
+  /** With `wifi: 'none'`: chosen because nmcli is missing (Config.wifiMissing). */
+  wifiMissing?: string;
   /** Default: the in-process simulator on a memory link. */
   gateway?: Config['gateway'];
   overrides?: HostOverrides;
@@ -67,6 +69,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     simSeed: o.seed ?? 7,
     simTimeScale: o.timeScale ?? 0.1,
     wifi: o.wifi ?? 'none',
+    wifiMissing: o.wifiMissing ?? null,
     password: o.password ?? null,
     allowedHosts: o.allowedHosts ?? [],
     logLevel: 'silent',
