@@ -337,7 +337,7 @@ async function startOn(
     }),
     integration,
     phase: () => phase,
-    dataFolder: { dir: dataDir, simulated: data.simulated },
+    dataFolder: { dir: dataDir, simulated: data.simulated, simulatedLeftovers: [] },
     logs,
     history,
     linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
@@ -381,6 +381,21 @@ async function startOn(
   }
 
   await store.load();
+  if (!data.simulated) {
+    // Older versions saved the simulated fleet into the real folder: find and say it.
+    const { simulatedAmong } = await import('./sim/leftovers.ts');
+    const left = simulatedAmong(
+      store.state.devices.map((d) => d.addr),
+      cfg.simNodes,
+      cfg.simSeed,
+    );
+    svc.dataFolder.simulatedLeftovers = left;
+    if (left.length > 0)
+      log.warn(
+        { dataDir, devices: left },
+        `${left.length} device(s) in this data folder are the simulator's (saved by an older version): select and forget them`,
+      );
+  }
   await svc.firmware.init();
   await svc.ledPresets.init();
   await svc.ota.recover();

@@ -88,7 +88,7 @@ export interface Health {
   /** A password protects this host (sessions exist, so logging out means something). */
   auth?: boolean;
   /** The folder the host keeps its state in; `simulated`: the simulator's own one. */
-  data?: { dir: string; simulated: boolean };
+  data?: { dir: string; simulated: boolean; simulated_leftovers?: string[] };
 }
 
 /** SSE `scene_progress`: the host's own type. */

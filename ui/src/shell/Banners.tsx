@@ -74,6 +74,14 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
           )}
         </div>
       )}
+      {(health.value?.data?.simulated_leftovers?.length ?? 0) > 0 && (
+        <div class="banner amber" data-testid="banner-sim-leftovers">
+          {health.value?.data?.simulated_leftovers?.length} device(s) in this data folder are simulated ones
+          an older Lightnet saved here ({health.value?.data?.simulated_leftovers?.join(', ')}); they never
+          answer. To start clean, stop the host and move state.json, state.json.bak and state.journal out of{' '}
+          <code>{health.value?.data?.dir}</code> (groups and scenes go with them), or restore a backup.
+        </div>
+      )}
       {low.length > 0 && (
         <div class="banner amber" data-testid="banner-battery">
           {low.length} device{low.length === 1 ? '' : 's'} reporting low battery
