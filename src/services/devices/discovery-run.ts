@@ -17,8 +17,9 @@
  *   Healthy nodes answer a small crowd's round almost surely (factor 0.2), a weak node ~1
  *   time in 9. Discovery ends when E < 0.1 after at least two quiet rounds, or at the
  *   time budget.
- * - Small fleets (the original host's discovery is one 5 s window; ours must not take
- *   longer than 6 s for a dozen nodes): a FIRST window that falls silent before its full
+ * - Small fleets whose responders leave the crowd (discovery into a group; the original
+ *   host's discovery is one 5 s window, ours must not take longer than 6 s for a dozen
+ *   nodes; discoveries whose responders stay keep the rules above unchanged): a FIRST window that falls silent before its full
  *   ceiling heard every node that was going to answer, so the next window is sized for the
  *   losers of collisions only (COLLISION_SHARE of its news) and R decays by that share. A
  *   round with no matching reply at all (silent) leaves a healthy node unheard only if it
@@ -165,7 +166,8 @@ export async function runDiscovery(
       healthyMiss = 1;
       prevNew = lastNew;
       lastNew = fresh;
-      firstAll = round === 1 && lastEnd === 'idle';
+      // Only where responders leave the crowd: otherwise every one answers again.
+      firstAll = round === 1 && lastEnd === 'idle' && leaves(plan.target ?? plan.filter);
     } else {
       quiet++;
       healthyMiss *= silent ? SILENT_MISS : 0.2;
@@ -174,7 +176,11 @@ export async function runDiscovery(
     const r = prevNew && last < prevNew ? last / prevNew : firstAll ? COLLISION_SHARE : 0.5;
     const decay = (last * r) / (1 - Math.min(r, 0.9));
     const unheardKnown = knownBefore.filter((a) => !found.has(a)).length;
-    const prior = (weakSeen ? 0.3 : 0.1) * Math.min(1, found.size / PRIOR_FLEET);
+    // Scaled for small fleets only where responders leave the crowd (the small-fleet path
+    // below); discoveries whose responders stay keep the full prior.
+    const prior =
+      (weakSeen ? 0.3 : 0.1) *
+      (leaves(plan.target ?? plan.filter) ? Math.min(1, found.size / PRIOR_FLEET) : 1);
     expected = decay * healthyMiss + (unheardKnown + prior) * (8 / 9) ** quiet;
     report('DISCOVER');
     lastSilent = silent;
@@ -205,7 +211,7 @@ export async function runDiscovery(
         pace.quietMs('ack'),
         placed,
         parked,
-        found.size <= PARK_ABOVE ? weak : NONE,
+        found.size <= PARK_ABOVE && leaves(plan.target ?? plan.filter) ? weak : NONE,
         () => report(park ? 'PARK' : 'BIND'),
       );
     if (stop) break;
