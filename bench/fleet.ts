@@ -40,7 +40,7 @@ import { simHostConfig } from './sim-host-config.ts';
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seeds');
 const seeds = seedArg >= 0 ? (args[seedArg + 1] ?? '1').split(',').map(Number) : [1, 2, 3];
-const sizes = args.filter((a, i) => /^\d+$/.test(a) && i !== seedArg + 1).map(Number);
+const sizes = args.filter((a, i) => /^\d+$/.test(a) && (seedArg < 0 || i !== seedArg + 1)).map(Number);
 const fleetSizes = sizes.length > 0 ? sizes : [50, 100, 200, 300];
 
 interface Row {

@@ -7,6 +7,8 @@ export function simHostConfig(dataDir: string, nodes: number, seed: number): Con
     host: '127.0.0.1',
     prefix: '/lightnet',
     dataDir,
+    // The temp folder is the simulator's own (every test runs on it).
+    simDataDir: dataDir,
     gateway: { kind: 'sim' },
     gatewayText: 'sim',
     simNodes: nodes,

@@ -4,6 +4,7 @@
  * validated here so the rest of the program can trust it.
  */
 import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import * as z from 'zod';
 import { parseGatewaySpec, type GatewaySpec } from './transport/index.ts';
@@ -13,12 +14,23 @@ export interface Config {
   host: string;
   prefix: string;
   dataDir: string;
+  /**
+   * Where the state lives while the simulator is the gateway (`--gateway sim`, or `auto`
+   * falling back to it): simulated devices never land in the real data folder.
+   */
+  simDataDir: string;
   gateway: GatewaySpec;
   gatewayText: string;
   simNodes: number;
   simSeed: number;
   simTimeScale: number;
   wifi: 'nmcli' | 'none';
+  /**
+   * Why the host cannot switch its WiFi by itself although nobody asked for `--wifi none`
+   * (it was chosen because nmcli is missing), or null. The firmware dialog says it up
+   * front, and a run that could only reach nodes through their access point fails at once.
+   */
+  wifiMissing?: string | null;
   password: string | null;
   /** Extra names the Host header may carry (DNS-rebinding guard): exact, `*.domain`, or `*`. */
   allowedHosts: string[];
@@ -37,6 +49,7 @@ const DEFAULTS = {
   host: '127.0.0.1',
   prefix: '/lightnet',
   'data-dir': './data',
+  'sim-data-dir': '',
   gateway: 'auto',
   'sim-nodes': '12',
   'sim-seed': '1',
@@ -73,6 +86,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--host <addr>', 'bind address (default 127.0.0.1; 0.0.0.0 exposes the host on the LAN)')
     .option('--prefix <path>', 'URL mount prefix (default /lightnet)')
     .option('--data-dir <dir>', 'where state.json, firmware/ and led-presets/ live (default ./data)')
+    .option(
+      '--sim-data-dir <dir>',
+      "the simulator's data folder, kept apart from the real one (default <data-dir>/simulator)",
+    )
     .option(
       '--gateway <spec>',
       'auto | sim | serial:<path> | tcp:<host>:<port> (default auto: a real gateway if one answers, else the simulator)',
@@ -142,6 +159,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const wifiRaw = pick('wifi');
   const wifi = wifiRaw === '' ? (process.platform === 'linux' && nmcliOnPath() ? 'nmcli' : 'none') : wifiRaw;
+  const wifiMissing =
+    wifiRaw !== '' || wifi !== 'none'
+      ? null
+      : process.platform === 'linux'
+        ? 'NetworkManager (nmcli) is not installed on this host'
+        : 'switching the host WiFi needs Linux with NetworkManager (nmcli)';
   if (wifi !== 'nmcli' && wifi !== 'none') throw new ConfigError('--wifi must be nmcli or none');
   const logLevel = pick('log-level');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -157,17 +180,20 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       '--integration-secret (or LIGHTNET_INTEGRATION_SECRET) of at least 16 characters is required with --integration',
     );
   }
+  const dataDir = pick('data-dir');
   return {
     port: parse(numberIn('port', 0, 65535), pick('port')),
     host: pick('host'),
     prefix: prefixRaw === '/' ? '' : prefixRaw.replace(/\/$/, ''),
-    dataDir: pick('data-dir'),
+    dataDir,
+    simDataDir: pick('sim-data-dir') || join(dataDir, 'simulator'),
     gateway,
     gatewayText: pick('gateway'),
     simNodes: parse(numberIn('sim-nodes', 0, 1000), pick('sim-nodes')),
     simSeed: parse(numberIn('sim-seed', 0, 2 ** 32 - 1), pick('sim-seed')),
     simTimeScale: parse(numberIn('sim-time-scale', 0.001, 100, false), pick('sim-time-scale')),
     wifi,
+    wifiMissing,
     password: pick('password') || null,
     allowedHosts: parseHostList(pick('allowed-hosts')),
     logLevel,

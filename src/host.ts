@@ -13,6 +13,8 @@ import { buildApp, type AppOptions } from './http/app.ts';
 import type { SecurityOptions } from './http/security.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
+import { resolve } from 'node:path';
+import { DataDirLock } from './state/data-lock.ts';
 import { createDevices, type RecoveryOptions } from './services/devices/index.ts';
 import { createHistory, type HistoryOptions } from './services/history/index.ts';
 import { createLinkTest } from './services/link-test/index.ts';
@@ -46,6 +48,8 @@ export interface HostHandle {
   /** Counts the reads answered before Fastify (http/fast-reads.ts). */
   fastReads: { readonly served: number };
   sim: SimOnMemory | null;
+  /** The folder this host keeps its state in (the simulator's own one on the simulator). */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -167,9 +171,59 @@ export async function startHost(
   const log = teeLogger(processLog, logs, 'debug');
   const gw = await chooseGateway(cfg, log, overrides.simClock, overrides.sim);
   const ownSim = gw.sim !== null && gw.sim !== overrides.sim;
+  // The simulator keeps its own data folder: simulated devices never land in the real one.
+  const simulated = gw.sim !== null;
+  const dataDir = resolve(simulated ? cfg.simDataDir : cfg.dataDir);
+  let lock: DataDirLock;
+  try {
+    lock = await DataDirLock.acquire(dataDir, {
+      onTakeover: (stale) =>
+        log.warn(
+          { dataDir, stale_pid: stale?.pid ?? null },
+          'data folder lock of a host that is gone taken over',
+        ),
+    });
+  } catch (err) {
+    if (ownSim) gw.sim?.stop();
+    throw err;
+  }
+  if (!lock.held)
+    log.warn({ dataDir }, 'data folder takes no writes: running without its lock (changes are refused)');
+  if (simulated) {
+    log.warn(
+      { dataDir, realDataDir: resolve(cfg.dataDir) },
+      `SIMULATOR: simulated devices and their state are kept in ${dataDir}, apart from the real data folder`,
+    );
+  } else log.info({ dataDir }, `data folder ${dataDir}`);
+  try {
+    return await startOn(cfg, log, logs, gw, ownSim, { dir: dataDir, simulated, lock }, overrides);
+  } catch (err) {
+    if (ownSim) gw.sim?.stop();
+    await lock.release();
+    throw err;
+  }
+}
+
+/** Where this host's state lives and the lock that makes it the folder's only host. */
+interface DataFolder {
+  dir: string;
+  simulated: boolean;
+  lock: DataDirLock;
+}
+
+async function startOn(
+  cfg: Config,
+  log: Logger,
+  logs: LogBuffer,
+  gw: GatewayChoice,
+  ownSim: boolean,
+  data: DataFolder,
+  overrides: HostOverrides,
+): Promise<HostHandle> {
+  const { dir: dataDir } = data;
   const clock = gw.clock;
   const bus = new EventBus();
-  const store = new Store({ persistence: new FileStatePersistence(cfg.dataDir), bus, clock, log });
+  const store = new Store({ persistence: new FileStatePersistence(dataDir), bus, clock, log });
   const tasks = new TaskManager(bus, clock, log);
   const driver: GatewayDriver = createGatewayDriver({
     linkFactory: gw.linkFactory,
@@ -195,7 +249,7 @@ export async function startHost(
   });
   const { registry, master } = devices;
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
-  const ledPresets = createLedPresets({ dataDir: cfg.dataDir, store, bus, clock, log });
+  const ledPresets = createLedPresets({ dataDir: dataDir, store, bus, clock, log });
   // The integration is built after the scenes it drives; they read its heat lazily.
   let integration: IntegrationService | null = null;
   // What each gate last showed (scene frames), so a lap flash can put it back.
@@ -220,7 +274,7 @@ export async function startHost(
     sceneDispatch: scenes.sceneDispatch,
   });
   const raceLights = createRaceLights({
-    dataDir: cfg.dataDir,
+    dataDir,
     log,
     driver,
     sceneDispatch: scenes.sceneDispatch,
@@ -232,14 +286,15 @@ export async function startHost(
   const io = new ScaledClock(1);
   const wifi = createWifi({
     mode: cfg.wifi,
-    dataDir: cfg.dataDir,
+    dataDir: dataDir,
     runner: overrides.runner ?? processRunner(),
     io,
     log,
     otaLog: log.child({ mod: 'ota' }),
+    missing: cfg.wifiMissing ?? null,
   });
   const ota = createOta({
-    dataDir: cfg.dataDir,
+    dataDir: dataDir,
     driver,
     registry,
     ledPresets,
@@ -251,13 +306,22 @@ export async function startHost(
     timings: overrides.otaTimings,
   });
   const backup = createBackup({
-    dataDir: cfg.dataDir,
+    dataDir,
     store,
     tasks,
     ledPresets,
     firmware: ota.firmware,
     clock,
     log,
+    pollUnheard: (addrs) => {
+      if (!driver.readiness().ready) return null;
+      try {
+        return devices.status.start({ selection: addrs });
+      } catch (err) {
+        log.info({ err: (err as Error).message }, 'no status poll after the restore');
+        return null;
+      }
+    },
   });
   const svc: AppServices = {
     clock,
@@ -289,6 +353,7 @@ export async function startHost(
     integration,
     raceLights,
     phase: () => phase,
+    dataFolder: { dir: dataDir, simulated: data.simulated, simulatedLeftovers: [] },
     logs,
     history,
     linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
@@ -321,6 +386,7 @@ export async function startHost(
   await app.listen({ port: cfg.port, host: cfg.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : cfg.port;
+  await data.lock.setPort(port);
   const hostForUrl = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
   const url = `http://${hostForUrl === '0.0.0.0' ? '127.0.0.1' : hostForUrl}:${port}${cfg.prefix}`;
   if (!['127.0.0.1', 'localhost', '::1'].includes(cfg.host) && !cfg.password) {
@@ -331,6 +397,21 @@ export async function startHost(
   }
 
   await store.load();
+  if (!data.simulated) {
+    // Older versions saved the simulated fleet into the real folder: find and say it.
+    const { simulatedAmong } = await import('./sim/leftovers.ts');
+    const left = simulatedAmong(
+      store.state.devices.map((d) => d.addr),
+      cfg.simNodes,
+      cfg.simSeed,
+    );
+    svc.dataFolder.simulatedLeftovers = left;
+    if (left.length > 0)
+      log.warn(
+        { dataDir, devices: left },
+        `${left.length} device(s) in this data folder are the simulator's (saved by an older version): select and forget them`,
+      );
+  }
   await svc.firmware.init();
   await svc.ledPresets.init();
   await raceLights.settings.load();
@@ -342,9 +423,11 @@ export async function startHost(
   await gw.sim?.fleet.gateway.whenBooted();
   await driver.start();
   phase = 'ready';
+  // The address a person opens (the UI lives under the prefix with its trailing slash).
+  const open = url.endsWith('/') ? url : `${url}/`;
   log.info(
-    { url, transport: gw.transport, port: gw.port, ready: driver.readiness().ready },
-    'lightnet ready',
+    { url: open, transport: gw.transport, port: gw.port, ready: driver.readiness().ready },
+    `lightnet ready — open ${open}`,
   );
 
   let closed = false;
@@ -356,11 +439,13 @@ export async function startHost(
     sse,
     fastReads,
     sim: gw.sim,
+    dataDir,
     close: async () => {
       if (closed) return;
       closed = true;
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);
       for (const u of unsubs) u();
+      await data.lock.release();
     },
   };
 }

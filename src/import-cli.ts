@@ -15,8 +15,8 @@ import {
   formatReport,
   RaceLinkImportError,
   readRaceLinkFolder,
-  runningHostProblem,
 } from './services/import/index.ts';
+import { DataDirLock, DataDirLockedError } from './state/data-lock.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { FirmwareStore } from './services/ota/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -60,11 +60,28 @@ async function main(): Promise<number> {
   } catch (err) {
     return err instanceof CommanderError && err.exitCode === 0 ? 0 : 2;
   }
-  const problem = args.dryRun ? null : await runningHostProblem(args.dataDir);
-  if (problem) {
-    console.error(`import refused: ${problem}`);
-    return 3;
+  // A real import holds the host's own data-folder lock while it writes: a running host
+  // refuses it, and no host can start on the folder half-way through.
+  let lock: DataDirLock | null = null;
+  if (!args.dryRun) {
+    try {
+      lock = await DataDirLock.acquire(args.dataDir);
+    } catch (err) {
+      if (!(err instanceof DataDirLockedError)) throw err;
+      console.error(
+        `import refused: ${err.message} (or import from its web UI: Settings → Import from RaceLink)`,
+      );
+      return 3;
+    }
   }
+  try {
+    return await importInto(args);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function importInto(args: Args): Promise<number> {
   const files = await readRaceLinkFolder(args.racelinkDir);
   const log = createLogger(process.env.LIGHTNET_LOG_LEVEL ?? 'warn', false);
   const clock = new ScaledClock(1);

@@ -1,6 +1,10 @@
 /** CLI entry: `npm start -- [options]`. Parses the configuration, starts the host, stops it on SIGINT/SIGTERM. */
 import { ConfigError, loadConfig } from './config.ts';
 import { startHost } from './host.ts';
+import { DataDirLockedError } from './state/data-lock.ts';
+
+/** Exit code of a host that found its data folder owned by another host. */
+export const EXIT_DATA_DIR_LOCKED = 3;
 import { createLogger } from './logger.ts';
 
 async function main(): Promise<void> {
@@ -14,7 +18,21 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const log = createLogger(cfg.logLevel);
-  const host = await startHost(cfg, log);
+  let host;
+  try {
+    host = await startHost(cfg, log);
+  } catch (err) {
+    if (!(err instanceof DataDirLockedError)) throw err;
+    // Exit at once, saying who owns the folder (a managing plugin reads the stdout line).
+    log.error({ dataDir: err.dir, owner: err.owner }, err.message);
+    if (cfg.integration && cfg.integration !== 'none') {
+      process.stdout.write(
+        `${JSON.stringify({ lightnet: 'failed', reason: 'data_dir_locked', message: err.message })}\n`,
+      );
+    }
+    console.error(`lightnet: ${err.message}`);
+    process.exit(EXIT_DATA_DIR_LOCKED);
+  }
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

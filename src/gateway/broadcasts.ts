@@ -85,6 +85,12 @@ export interface DiscoverOptions extends SendOptions {
   rounds?: number;
   /** Ceiling of each round's window in ms at the active RF settings (default discoveryMaxMs + G). */
   windowMs?: number;
+  /**
+   * Each round's window end: 'idle' when the air fell silent before the ceiling (every node
+   * that was going to answer did), 'max' when replies were still coming at the ceiling (or
+   * none came); `replies` counts the matching replies of the round, known senders included.
+   */
+  onWindowEnd?: (end: 'idle' | 'max', replies: number) => void;
 }
 
 const groupMatches = (filter: number, group: number): boolean => filter === 255 || filter === group;
@@ -154,6 +160,14 @@ export async function discover(ctx: OpContext, opts: DiscoverOptions): Promise<I
       const r = await exchange(ctx, BROADCAST, request, spec, opts, 'bulk');
       if (roundFailed('discovery', r, round === 1)) break;
       const heard = r.kind === 'result' ? r.result.matches.length : 0;
+      if (r.kind === 'result' && (r.result.end === 'idle' || r.result.end === 'max')) {
+        const end = r.result.end;
+        try {
+          opts.onWindowEnd?.(end, heard);
+        } catch (err) {
+          ctx.log.warn({ err }, 'discovery onWindowEnd callback threw');
+        }
+      }
       ctx.log.debug({ round, heard, traffic, new: fresh, total: found.size }, 'discovery round done');
       // A whole window without a single IDENTIFY on the air: nobody in range matches the
       // filter (or every node is configured). Collisions cannot explain total silence, as

@@ -167,6 +167,8 @@ export interface GatewayDriver {
       rounds?: number;
       /** Ceiling of each round's window, ms at the active RF settings (never above the default). */
       windowMs?: number;
+      /** Each round's window end: 'idle' (the air fell silent first) or 'max' (the ceiling). */
+      onWindowEnd?: (end: 'idle' | 'max', replies: number) => void;
     } & SendOptions,
   ): Promise<IdentifyResult[]>;
   /**

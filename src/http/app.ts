@@ -215,7 +215,15 @@ export async function buildApp(
     { prefix: `${prefix}/api` },
   );
 
-  if (prefix) app.get('/', (_req, reply) => reply.redirect(`${prefix}/`));
+  if (prefix) {
+    app.get('/', (_req, reply) => reply.redirect(`${prefix}/`));
+    // The bare prefix (what people type, and what the host used to print) is the UI too:
+    // the UI's relative links need the trailing slash, so redirect rather than serve.
+    app.get(prefix, (req, reply) => {
+      const q = req.url.indexOf('?');
+      return reply.redirect(`${prefix}/${q >= 0 ? req.url.slice(q) : ''}`);
+    });
+  }
   registerUi(app, prefix, uiDir, indexHtml);
   return { app, sse, fastReads: fast };
 }

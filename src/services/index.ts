@@ -54,6 +54,13 @@ export interface AppServices extends DevicesServices, ScenesServices {
   blackout: BlackoutService;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */
   consoleSettings: ConsoleSettingsService;
+  /** Where the state lives; `simulated` when it is the simulator's own folder. */
+  dataFolder: {
+    dir: string;
+    simulated: boolean;
+    /** Devices of the simulated fleet found in a real data folder (older versions saved them there). */
+    simulatedLeftovers: string[];
+  };
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -177,18 +177,26 @@ export class Store {
   /**
    * Replaces the whole state (restore): pending changes are made durable first, then the
    * new state is written as the snapshot in one rename (the current one becomes
-   * state.json.bak) and adopted; everyone offline; FULL refresh. Throws PersistenceError.
+   * state.json.bak) and adopted; FULL refresh. Throws PersistenceError. A device that is
+   * in both keeps what this host observed of it (online, last heard, signal, battery,
+   * firmware, last ACK): a restore must not make a healthy fleet look dead. Devices this
+   * host has not heard start offline.
    */
   async replace(state: StateModel): Promise<void> {
     await this.queue.exclusive(async () => {
       await this.queue.flushAllLocked();
+      const live = new Map(this.model.devices.map((d) => [d.addr, d]));
       try {
         await this.opts.persistence.replace(state);
       } catch (err) {
         throw this.queue.fail(err);
       }
       this.model = this.opts.persistence.durableCopy();
-      for (const d of this.model.devices) d.online = false;
+      for (const d of this.model.devices) {
+        const l = live.get(d.addr);
+        if (l) keepObserved(d, l);
+        else d.online = false;
+      }
       this.queue.adopted();
       this.notify(['FULL'], null);
     });
@@ -284,4 +292,18 @@ export class Store {
       if (!this.closed) p.compact().catch((err: unknown) => this.queue.fail(err));
     }, this.opts.idleCompactMs ?? 60_000);
   }
+}
+
+/** What the host observed of a node (not what the operator authored): survives a restore. */
+function keepObserved(d: Device, live: Device): void {
+  d.online = live.online;
+  d.last_seen_ts = live.last_seen_ts;
+  d.node_rssi = live.node_rssi;
+  d.node_snr = live.node_snr;
+  d.host_rssi = live.host_rssi;
+  d.host_snr = live.host_snr;
+  d.voltage_mV = live.voltage_mV;
+  d.version = live.version;
+  d.last_ack = live.last_ack;
+  d.full_mac = live.full_mac ?? d.full_mac;
 }

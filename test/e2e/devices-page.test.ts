@@ -43,6 +43,8 @@ describe('devices page', () => {
       await page.goto(h.url + '/');
       // The simulated fleet is announced loudly.
       await page.getByTestId('banner-sim').waitFor();
+      // …with where its devices are kept (the simulator's own data folder).
+      await page.getByTestId('sim-data-dir').getByText(h.dataDir, { exact: true }).waitFor();
       await page.getByTestId('sim-badge').waitFor();
       await page.getByTestId('gateway-pill').getByText('sim').waitFor();
 

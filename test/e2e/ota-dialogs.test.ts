@@ -72,4 +72,46 @@ describe('firmware and preset files', () => {
       expect(b.errors).toEqual([]);
     });
   });
+
+  // A host without NetworkManager: the dialog says so before anything runs, offers no
+  // host WiFi switching, preselects no device, and a run fails at once with the reason.
+  it('firmware-dialog-on-a-host-without-networkmanager-says-what-is-missing-and-fails-fast', async () => {
+    const missing = 'NetworkManager (nmcli) is not installed on this host';
+    await withOtaRig({ nodes: 2, wifi: 'none', wifiMissing: missing }, async (rig) => {
+      const page = b.page;
+      await page.goto(rig.h.url + '/');
+      await page.locator('[data-testid=device-table] [role=row][data-addr]').nth(1).waitFor();
+      await page.getByRole('button', { name: 'Firmware…' }).click();
+      const fw = page.getByTestId('firmware-dialog');
+      await fw.getByTestId('wifi-problem').getByText(missing, { exact: false }).waitFor();
+      // Nothing preselected: no selection in the table means no targets yet.
+      await fw.getByTestId('planned').getByText('0 devices planned').waitFor();
+      expect(await fw.getByRole('button', { name: 'Start update' }).isDisabled()).toBe(true);
+      // Nothing offered that this host cannot do.
+      expect(await fw.getByText(/Enable host WiFi/).count()).toBe(0);
+      expect(await fw.getByLabel('Host WiFi interface').count()).toBe(0);
+      await b.shot('17-firmware-no-networkmanager');
+
+      await fw.getByRole('radio', { name: /^All/ }).check();
+      await fw.getByTestId('planned').getByText('2 devices planned').waitFor();
+      await fw.getByLabel('Firmware file').setInputFiles({
+        name: 'wled_new.bin',
+        mimeType: 'application/octet-stream',
+        buffer: makeFirmware(),
+      });
+      await page.locator('.toast', { hasText: /Uploaded wled_new\.bin/ }).waitFor();
+      await fw.getByRole('button', { name: 'Start update' }).click();
+      await page.getByTestId('confirm').getByRole('button', { name: 'Start update' }).click();
+      await fw
+        .getByTestId('fw-summary')
+        .getByText(/0 ok · 2 failed/)
+        .waitFor({ timeout: 30_000 });
+      await fw
+        .getByText(/cannot join the node's WiFi access point/)
+        .first()
+        .waitFor();
+      for (const a of rig.addrs) expect(rig.wled.node(rig.macOf[a] ?? '').flashed).toHaveLength(0);
+      await fw.getByRole('button', { name: 'Close' }).first().click();
+    });
+  });
 });

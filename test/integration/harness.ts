@@ -23,6 +23,8 @@ export interface HostOptions {
   allowedHosts?: string[];
   prefix?: string;
   wifi?: 'nmcli' | 'none';
+  /** With `wifi: 'none'`: chosen because nmcli is missing (Config.wifiMissing). */
+  wifiMissing?: string;
   /** Default: the in-process simulator on a memory link. */
   gateway?: Config['gateway'];
   overrides?: HostOverrides;
@@ -59,12 +61,15 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     host: '127.0.0.1',
     prefix: o.prefix ?? '/lightnet',
     dataDir,
+    // The temp folder is the simulator's own (every test runs on it).
+    simDataDir: dataDir,
     gateway: o.gateway ?? { kind: 'sim' },
     gatewayText: o.gateway?.kind ?? 'sim',
     simNodes: o.nodes ?? 6,
     simSeed: o.seed ?? 7,
     simTimeScale: o.timeScale ?? 0.1,
     wifi: o.wifi ?? 'none',
+    wifiMissing: o.wifiMissing ?? null,
     password: o.password ?? null,
     allowedHosts: o.allowedHosts ?? [],
     logLevel: 'silent',
@@ -272,6 +277,9 @@ export async function startCli(dataDir: string, port: number, extra: string[] = 
     '--port',
     String(port),
     '--data-dir',
+    dataDir,
+    // The temp folder is the simulator's own (as in testConfig).
+    '--sim-data-dir',
     dataDir,
   ];
   const child = spawn(process.execPath, [...args, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });

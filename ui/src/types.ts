@@ -87,6 +87,8 @@ export interface Health {
   persistence?: { error: string | null; alarm: string | null };
   /** A password protects this host (sessions exist, so logging out means something). */
   auth?: boolean;
+  /** The folder the host keeps its state in; `simulated`: the simulator's own one. */
+  data?: { dir: string; simulated: boolean; simulated_leftovers?: string[] };
 }
 
 /** SSE `scene_progress`: the host's own type. */

@@ -201,7 +201,11 @@ class Bridge:
     def _status_markdown(self):
         if self.problem:
             return '**Lightnet is not running.** ' + self.problem
+        s = self.supervisor
+        if s and s.failure and s.state != 'running':
+            return '**Lightnet is not running.** ' + s.detail
         try:
+            health = self.client.get('/api/health')
             gw = self.client.get('/api/gateway').get('gateway', {})
             devices = self.client.get('/api/devices').get('devices', [])
             task = self.client.get('/api/task').get('task')
@@ -210,6 +214,12 @@ class Bridge:
         online = sum(1 for d in devices if d.get('online'))
         lines = ['Gateway: **{}** ({})'.format('ready' if gw.get('ready') else 'not ready', gw.get('transport', '?')),
                  'Devices online: **{} / {}**'.format(online, len(devices))]
+        data = health.get('data') or {}
+        if data.get('simulated'):
+            lines.insert(0, '**Simulator** — simulated devices, kept in {} (not the real data folder)'.format(
+                data.get('dir', '?')))
+        elif data.get('dir'):
+            lines.append('Data folder: {}'.format(data.get('dir')))
         if task and task.get('state') == 'running':
             meta = task.get('meta') or {}
             lines.append('Running: {} {}'.format(task.get('name'), meta.get('message', '')))

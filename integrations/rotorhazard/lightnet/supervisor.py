@@ -94,6 +94,9 @@ class Supervisor:
         self.state = 'stopped'
         self.detail = ''
         self.restarts = 0
+        # Why the last host refused to start, in its own words (e.g. the data folder is
+        # owned by another Lightnet host); cleared once a host runs.
+        self.failure = None
         self._stopping = False
         self._greenlet = None
 
@@ -131,6 +134,7 @@ class Supervisor:
             gevent.spawn(self._drain_stderr, self.proc)
             listening = self._await_listening(self.proc)
             if listening:
+                self.failure = None
                 self.port = listening['port']
                 self.url = 'http://127.0.0.1:{}/lightnet'.format(self.port)
                 self._set('running', 'pid {} port {}'.format(self.proc.pid, self.port))
@@ -145,8 +149,14 @@ class Supervisor:
             failures = 0 if time.monotonic() - started > 60 else failures + 1
             delay = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
             self.restarts += 1
-            self._set('restarting', 'host exited with code {}; restarting in {} s'.format(code, delay))
-            logger.warning('Lightnet host exited with code %s; restarting in %s s', code, delay)
+            if self.failure:
+                # Restarting cannot help until the cause is gone (e.g. the other host stops),
+                # but it keeps trying, and the panel says why it is not running.
+                self._set('blocked', '{} (retrying in {} s)'.format(self.failure, delay))
+                logger.warning('Lightnet host could not start: %s; retrying in %s s', self.failure, delay)
+            else:
+                self._set('restarting', 'host exited with code {}; restarting in {} s'.format(code, delay))
+                logger.warning('Lightnet host exited with code %s; restarting in %s s', code, delay)
             gevent.sleep(delay)
         self._set('stopped')
 
@@ -159,6 +169,8 @@ class Supervisor:
             msg = self._parse(line)
             if msg and msg.get('lightnet') == 'listening':
                 return msg
+            if msg and msg.get('lightnet') == 'failed':
+                self.failure = str(msg.get('message') or msg.get('reason') or 'the host refused to start')
             self._log_line(line)
         logger.warning('Lightnet host did not report listening within %s s', LISTEN_TIMEOUT_S)
         proc.kill()

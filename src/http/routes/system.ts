@@ -18,6 +18,8 @@ export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async
     if (svc.store.writeError) warnings.push(svc.store.writeError);
     const gw = svc.driver.readiness();
     if (gw.transport === 'sim') warnings.push('gateway: running on the simulated fleet (no hardware)');
+    const leftovers = svc.dataFolder.simulatedLeftovers.length;
+    if (leftovers > 0) warnings.push(`data: ${leftovers} simulated device(s) saved here by an older version`);
     return {
       ok: true,
       ts: svc.clock.now() / 1000,
@@ -28,6 +30,13 @@ export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async
       persistence: { error: svc.store.writeError, alarm: svc.store.alarm },
       // Extra field: a password is set (the UI offers "Log out").
       auth: host.auth,
+      // Extra field: which data folder this host keeps its state in, and whether it is
+      // the simulator's own (simulated devices never land in the real one).
+      data: {
+        dir: svc.dataFolder.dir,
+        simulated: svc.dataFolder.simulated,
+        simulated_leftovers: svc.dataFolder.simulatedLeftovers,
+      },
     };
   });
 

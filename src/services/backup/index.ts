@@ -19,7 +19,7 @@ import { writeFileDurable } from '../../state/durable-write.ts';
 import { migrateToCurrent, serializeState } from '../../state/migrations.ts';
 import type { Store } from '../../state/store.ts';
 import { persistenceError } from '../../state/write-queue.ts';
-import type { TaskManager } from '../../tasks/task-manager.ts';
+import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import { validatePresets, type LedPresetsService } from '../led-presets/index.ts';
 import { isUploadInfo, sha256, type FirmwareStore, type UploadedFileInfo } from '../ota/index.ts';
 
@@ -53,6 +53,12 @@ export interface BackupDeps {
   firmware: FirmwareStore;
   clock: Clock;
   log: Logger;
+  /**
+   * Starts a status poll of these devices (the restored ones this host has not heard), or
+   * returns null when it cannot now (no gateway link): a restore then shows them offline
+   * only until they answer, not until someone thinks of polling.
+   */
+  pollUnheard?: (addrs: string[]) => TaskSnapshot | null;
 }
 
 export class BackupService {
@@ -107,9 +113,14 @@ export class BackupService {
     }
   }
 
-  async restore(
-    body: unknown,
-  ): Promise<{ kept_as: string; devices: number; groups: number; led_presets: number; firmware: number }> {
+  async restore(body: unknown): Promise<{
+    kept_as: string;
+    devices: number;
+    groups: number;
+    led_presets: number;
+    firmware: number;
+    status_task: TaskSnapshot | null;
+  }> {
     this.d.tasks.assertIdle();
     const parsed = bundleSchema.safeParse(body);
     if (!parsed.success) {
@@ -150,12 +161,17 @@ export class BackupService {
     await this.d.store.replace(state);
     await this.d.ledPresets.reloadActive();
     this.d.log.warn({ kept_as: keptAs, devices: state.devices.length }, 'backup restored');
+    // Devices this host knew keep their live state (Store.replace); the others are polled.
+    const unheard = this.d.store.state.devices.filter((d) => !d.online).map((d) => d.addr);
+    const statusTask = unheard.length > 0 ? (this.d.pollUnheard?.(unheard) ?? null) : null;
     return {
       kept_as: keptAs,
       devices: state.devices.length,
       groups: state.groups.length,
       led_presets: presets.length,
       firmware,
+      // Extra field: the status poll started for the restored devices not heard yet.
+      status_task: statusTask,
     };
   }
 }

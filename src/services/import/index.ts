@@ -18,7 +18,6 @@ import type { BackupService } from '../backup/index.ts';
 import type { LedPresetsService } from '../led-presets/index.ts';
 
 export { formatReport } from '../../domain/racelink/report.ts';
-export { runningHostProblem } from './host-check.ts';
 export { readRaceLinkFolder } from './read-folder.ts';
 export { RaceLinkImportError, type ImportReport, type RaceLinkFile } from '../../domain/racelink/types.ts';
 

@@ -52,7 +52,7 @@ export async function runPresetsDownload(
   let cancelled = false;
   const signal = ctx.signal;
   try {
-    await startWifi(deps, ws, meta);
+    await startWifi(deps, ws, meta, plan.baseUrl);
     let acked = false;
     for (let attempt = 1; attempt <= 2 && !acked; attempt++) {
       meta.emit('NODE_AP_ON', `Enable node AP via radio (try ${attempt}/2)`, { attempt });

@@ -86,7 +86,7 @@ export async function runFwUpdate(ctx: TaskContext, plan: FwPlan, deps: OtaDeps)
     errors.push(`${row.addr}: ${text}`);
   };
   try {
-    await startWifi(deps, ws, meta);
+    await startWifi(deps, ws, meta, plan.baseUrl);
     for (const row of rows) {
       if (ctx.signal.aborted) {
         cancelled = true;

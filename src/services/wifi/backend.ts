@@ -47,6 +47,8 @@ export interface WifiBackend {
   readonly kind: 'nmcli' | 'none';
   /** null when usable, else the reason (every device then fails with it). */
   unsupportedReason(): Promise<string | null>;
+  /** null when `iface` is a WiFi interface this backend can switch, else why not. */
+  interfaceProblem(iface: string): Promise<string | null>;
   radioEnabled(): Promise<boolean>;
   /** Records what to restore (radio, previous connection) and persists it. */
   takeLease(iface: string, restoreRadio: boolean): Promise<WifiLease>;
@@ -61,7 +63,12 @@ export interface WifiBackend {
 /** `--wifi none`: the host stays on its network; nodes must be reachable at `baseUrl`. */
 export class NoWifiBackend implements WifiBackend {
   readonly kind = 'none' as const;
+  /** Why there is no WiFi control although nobody asked for `--wifi none` (nmcli missing), or null. */
+  constructor(readonly missing: string | null = null) {}
   unsupportedReason(): Promise<string | null> {
+    return Promise.resolve(null);
+  }
+  interfaceProblem(): Promise<string | null> {
     return Promise.resolve(null);
   }
   radioEnabled(): Promise<boolean> {

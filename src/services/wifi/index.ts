@@ -14,6 +14,7 @@ export {
   BSSID_RE,
   IFACE_RE,
   LeaseFile,
+  NoWifiBackend,
   predictApBssid,
   WifiDisabledError,
   type Joined,
@@ -21,7 +22,7 @@ export {
   type WifiLease,
 } from './backend.ts';
 export { processRunner, type CommandRunner } from './command-runner.ts';
-export { HostWifiService } from './host-wifi.ts';
+export { HostWifiService, type WifiStatus } from './host-wifi.ts';
 
 export interface WifiParts {
   /** GET /api/wifi/interfaces. */
@@ -39,9 +40,13 @@ export function createWifi(d: {
   io: Clock;
   log: Logger;
   otaLog: Logger;
+  /** Why there is no WiFi control though nobody asked for `--wifi none` (Config.wifiMissing). */
+  missing?: string | null;
 }): WifiParts {
   const lease = new LeaseFile(d.dataDir);
   const backend: WifiBackend =
-    d.mode === 'nmcli' ? new NmcliBackend(d.runner, lease, d.io, d.otaLog) : new NoWifiBackend();
-  return { service: new HostWifiService(d.mode, d.runner, d.log), backend, lease };
+    d.mode === 'nmcli'
+      ? new NmcliBackend(d.runner, lease, d.io, d.otaLog)
+      : new NoWifiBackend(d.missing ?? null);
+  return { service: new HostWifiService(d.mode, d.runner, d.log, backend), backend, lease };
 }

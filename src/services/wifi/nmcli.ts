@@ -58,6 +58,20 @@ export class NmcliBackend implements WifiBackend {
     return null;
   }
 
+  async interfaceProblem(iface: string): Promise<string | null> {
+    const r = await this.nm(['-t', '-f', 'DEVICE,TYPE,STATE,CONNECTION', 'device', 'status'], 6000);
+    if (r.code !== 0) return `nmcli device status failed (exit ${r.code})`;
+    const wifi = r.stdout
+      .split('\n')
+      .map((l) => splitTerse(l))
+      .filter((f) => f[1] === 'wifi')
+      .map((f) => f[0] ?? '');
+    if (wifi.includes(iface)) return null;
+    return wifi.length === 0
+      ? 'this host has no WiFi interface (NetworkManager lists none)'
+      : `this host has no WiFi interface ${iface} (WiFi interfaces: ${wifi.join(', ')})`;
+  }
+
   async radioEnabled(): Promise<boolean> {
     const r = await this.nm(['-t', '-f', 'WIFI', 'radio'], 6000);
     const out = r.stdout.trim().toLowerCase();

@@ -65,7 +65,13 @@ function relay(targetPort: number, writes: number[], writeBytes: Buffer[]): Prom
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-export async function startRig(o: { port: number; nodes?: number; seed?: number }): Promise<Rig> {
+export async function startRig(o: {
+  port: number;
+  nodes?: number;
+  seed?: number;
+  /** Runs with RotorHazard's data folder before RotorHazard starts (e.g. to pre-lock the plugin's). */
+  beforeStart?: (rhData: string) => Promise<void>;
+}): Promise<Rig> {
   // The plugin runs dist/server/main.js: build it when a source changed (fast when not).
   const b = spawnSync(process.execPath, ['scripts/build-server.mjs', '--if-stale'], { encoding: 'utf8' });
   if (b.status !== 0) throw new Error(`server build failed: ${b.stderr}`);
@@ -93,6 +99,7 @@ export async function startRig(o: { port: number; nodes?: number; seed?: number 
       SECRETS: { ADMIN_USERNAME: ADMIN.user, ADMIN_PASSWORD: ADMIN.password },
     }),
   );
+  await o.beforeStart?.(data);
   const rh = spawn('bash', [RH_LAUNCHER, '--data', data, '--port', String(o.port), '--plugin', PLUGIN_DIR], {
     env: { ...process.env, LIGHTNET_GATEWAY: `tcp:127.0.0.1:${relayPort}`, LIGHTNET_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -28,7 +28,12 @@ describe('API basics against the simulated fleet', () => {
         gateway: { ready: true, last_error: null, failure_count: 0, transport: 'sim' },
       });
       expect((await h.get('/api/options')).body).toEqual({ ok: true, presets: [] });
-      expect((await h.get('/api/wifi/interfaces')).body).toEqual({ ok: true, ifaces: [] });
+      expect((await h.get('/api/wifi/interfaces')).body).toMatchObject({
+        ok: true,
+        ifaces: [],
+        backend: 'none',
+        canSwitch: false,
+      });
     });
   });
 

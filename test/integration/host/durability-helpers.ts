@@ -50,7 +50,7 @@ export async function startHostProc(
     [
       main,
       ...['--gateway', 'sim', '--sim-nodes', '0', '--wifi', 'none', '--log-level', 'warn'],
-      ...['--port', String(port), '--data-dir', dataDir, ...extra],
+      ...['--port', String(port), '--data-dir', dataDir, '--sim-data-dir', dataDir, ...extra],
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -39,4 +39,32 @@ describe('discovery of a big fleet', () => {
       expect(Math.max(...bounds)).toBe(r.found);
     });
   }, 180_000);
+
+  // The original host's discovery is one 5 s window; a small fleet must not take longer
+  // than that plus a second. Simulated seconds on the stepped clock: deterministic, not a
+  // wall-clock timing (bench/fleet.ts prints the figures, `npm run bench:fleet -- 12`).
+  it.each([1, 2, 3])(
+    'a-small-fleet-of-12-is-found-and-bound-within-6-simulated-seconds-seed-%i',
+    async (seed) => {
+      await withHost({ nodes: 12, seed }, async (h) => {
+        const fleet = h.host.sim?.fleet;
+        if (!fleet) throw new Error('no simulator');
+        await fleet.clock.sleep(8000); // every node booted, its boot announcements are over
+        const t = await runTask(h, '/api/discover', { newGroupName: 'Gates' });
+        expect(t.state).toBe('done');
+        const r = t.result as { found: number; assigned: number; targetGroupId: number };
+        expect(r.found).toBe(12);
+        const healthy = fleet.nodes.filter(
+          (n) => (fleet.air.qualityOf(n.addr)?.snr ?? -99) >= snrFloorDb(7) + 1.5,
+        );
+        const unbound = healthy.filter((n) => {
+          const s = n.snapshot();
+          return s.master !== fleet.gateway.addr || s.groupId !== r.targetGroupId;
+        });
+        expect(unbound.map((n) => n.addr)).toEqual([]);
+        expect((t.ended_ts ?? Infinity) - t.started_ts).toBeLessThanOrEqual(6);
+      });
+    },
+    60_000,
+  );
 });

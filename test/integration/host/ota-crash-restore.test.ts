@@ -44,7 +44,19 @@ async function startHostProcess(
   ];
   const child = spawn(
     process.execPath,
-    [...args, '--port', String(port), '--data-dir', dataDir, '--wifi', 'nmcli', '--log-level', 'silent'],
+    [
+      ...args,
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--sim-data-dir',
+      dataDir,
+      '--wifi',
+      'nmcli',
+      '--log-level',
+      'silent',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], env },
   );
   await until('host ready', async () => {

@@ -2,6 +2,7 @@
  * `npm start` runs the esbuild bundle, not the TypeScript sources: build it into a temp
  * folder, start it as its own process on the simulator and use it like an operator.
  */
+import { existsSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -73,10 +74,15 @@ describe('production build', () => {
       const up = await json(`${api}/presets/upload`, { method: 'POST', body: form });
       expect(up, JSON.stringify(up)).toMatchObject({ ok: true });
       expect(await json(`${api}/save`, { method: 'POST' })).toEqual({ ok: true });
-      const saved = JSON.parse(await readFile(join(dir, 'data', 'state.json'), 'utf8')) as {
+      const saved = JSON.parse(await readFile(join(dir, 'data', 'simulator', 'state.json'), 'utf8')) as {
         devices: unknown[];
       };
       expect(saved.devices).toHaveLength(3);
+      // Simulated devices live in the simulator's own folder, never in the real one.
+      expect(existsSync(join(dir, 'data', 'state.json'))).toBe(false);
+      expect(await json(`${api}/health`)).toMatchObject({
+        data: { dir: join(dir, 'data', 'simulator'), simulated: true },
+      });
       const bad = await fetch(`${api}/scenes`, { method: 'POST', body: JSON.stringify({ label: '' }) });
       expect(bad.status).toBe(400);
 

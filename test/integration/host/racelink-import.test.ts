@@ -3,7 +3,7 @@
  * with the CLI into a data dir that a host then starts from: the API lists what came over.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,6 +12,7 @@ import type { ImportResult } from '../../../src/services/import/index.ts';
 import { multipartBody, type Part } from '../../fixtures/ota/builders.ts';
 import { CLUB, folderFiles, LATER, withFile } from '../../unit/import/racelink-files.ts';
 import { writeZip } from '../../unit/import/zip-writer.ts';
+import { DataDirLock } from '../../../src/state/data-lock.ts';
 import { withHost, type Harness } from '../harness.ts';
 
 const run = promisify(execFile);
@@ -198,12 +199,15 @@ describe('npm run import (CLI) → the host starts from what it wrote', () => {
       const report = (JSON.parse(second.stdout) as { report: { changes: boolean } }).report;
       expect(report.changes).toBe(false);
 
-      await writeFile(join(dataDir, 'lightnet.lock'), `${process.pid}\n`);
+      // A host's lock on the folder (this process holds it, as a running host would).
+      const lock = await DataDirLock.acquire(dataDir, { port: 5077 });
       await expect(cli()).rejects.toMatchObject({
         code: 3,
-        stderr: expect.stringMatching(/import refused: a Lightnet host \(process \d+\) is running/),
+        stderr: expect.stringMatching(
+          /import refused: the data folder .* is in use by another Lightnet host \(pid \d+, port 5077/,
+        ),
       });
-      await rm(join(dataDir, 'lightnet.lock'));
+      await lock.release();
 
       await withHost({ nodes: 0, dataDir }, async (h) => {
         const l = await listed(h);

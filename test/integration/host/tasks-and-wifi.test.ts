@@ -42,6 +42,10 @@ describe('tasks and host wifi', () => {
           { name: 'wlan0', state: 'connected', type: 'wifi', connection: 'Track: Pit WiFi' },
           { name: 'wlan1', state: 'disconnected', type: 'wifi', connection: null },
         ],
+        // NetworkManager runs and WiFi interfaces exist: the host can join node APs.
+        backend: 'nmcli',
+        canSwitch: true,
+        problem: null,
       });
     });
   });

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fitName } from '../../../src/domain/text.ts';
-import { runningHostProblem } from '../../../src/services/import/host-check.ts';
 import { readRaceLinkFolder } from '../../../src/services/import/read-folder.ts';
 
 describe('fitName (names from another program)', () => {
@@ -31,16 +30,6 @@ describe('the CLI helpers', () => {
   });
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
-  });
-
-  it('a lock file of a live process refuses; a dead one does not; one naming nobody refuses', async () => {
-    expect(await runningHostProblem(dir)).toBeNull();
-    await writeFile(join(dir, 'host.lock'), JSON.stringify({ pid: process.pid === 1 ? 2 : 1 }));
-    expect(await runningHostProblem(dir)).toMatch(/a Lightnet host \(process \d+\) is running/);
-    await writeFile(join(dir, 'host.lock'), '2147480000\n');
-    expect(await runningHostProblem(dir)).toBeNull();
-    await writeFile(join(dir, 'host.lock'), 'held');
-    expect(await runningHostProblem(dir)).toMatch(/names no process/);
   });
 
   it('reads the JSON files two levels deep, lists others by name, follows no symlink inside', async () => {

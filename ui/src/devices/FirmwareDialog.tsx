@@ -34,9 +34,9 @@ export function FirmwareDialog({
   const [taskId, setTaskId] = useState<number | null>(
     t0?.name === 'fwupdate' && t0.state === 'running' ? t0.id : null,
   );
-  const [mode, setMode] = useState<TargetMode>(
-    selected.length ? 'selection' : groupFilter !== null ? 'group' : 'all',
-  );
+  // Nothing is preselected but what the operator selected: a firmware run is never one
+  // click away from the whole fleet.
+  const [mode, setMode] = useState<TargetMode | null>(selected.length ? 'selection' : null);
   const [type, setType] = useState('');
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [presetFiles, setPresetFiles] = useState<string[]>([]);
@@ -64,7 +64,7 @@ export function FirmwareDialog({
   }, []);
 
   const { types, byMode } = targetsByMode(devices.value, selected, groupFilter, type);
-  const macs = retryOnly ?? byMode[mode];
+  const macs = retryOnly ?? (mode ? byMode[mode] : []);
 
   const upload = async (kind: Upload['kind'], file: File | undefined) => {
     if (!file) return;
@@ -139,7 +139,7 @@ export function FirmwareDialog({
         <span class="muted spacer">
           {macs.length
             ? `~${Math.max(1, Math.round((macs.length * 30) / 60))} min for ${macs.length} devices`
-            : 'No target devices.'}
+            : 'No target devices: choose the targets above.'}
         </span>
         <button type="button" onClick={onClose}>
           Close

@@ -36,7 +36,7 @@ export function FirmwareTargets({
   /** Set after "Retry failed devices": those devices replace the target choice. */
   retryOnly: string[] | null;
   onChooseAgain: () => void;
-  mode: TargetMode;
+  mode: TargetMode | null;
   onMode: (mode: TargetMode) => void;
   type: string;
   onType: (type: string) => void;

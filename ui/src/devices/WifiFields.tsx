@@ -13,6 +13,12 @@ export interface WifiForm {
   hostWifiRestore: boolean;
 }
 
+/** GET wifi/interfaces extra fields: can the host join a node's AP, and what is missing. */
+interface WifiStatus {
+  canSwitch: boolean;
+  problem: string | null;
+}
+
 export const DEFAULT_WIFI: WifiForm = {
   baseUrl: 'http://4.3.2.1',
   ssids: '',
@@ -52,15 +58,32 @@ export function WifiFields({
   during: string;
 }) {
   const [ifaces, setIfaces] = useState<{ name: string; state: string }[]>([]);
+  // What the host can do with its WiFi, said before the run (null until the host answered).
+  const [status, setStatus] = useState<WifiStatus | null>(null);
   useEffect(() => {
-    void get<{ ifaces: { name: string; state: string }[] }>('wifi/interfaces')
-      .then((r) => setIfaces(r.ifaces))
+    void get<{ ifaces: { name: string; state: string }[] } & Partial<WifiStatus>>('wifi/interfaces')
+      .then((r) => {
+        setIfaces(r.ifaces);
+        setStatus({ canSwitch: r.canSwitch ?? r.ifaces.length > 0, problem: r.problem ?? null });
+      })
       .catch(() => setIfaces([]));
   }, []);
   const set = <K extends keyof WifiForm>(k: K, v: WifiForm[K]) => onChange({ ...value, [k]: v });
+  // Switching options only where the host can switch: never "Enable host WiFi" on an
+  // interface that does not exist.
+  const canSwitch = status?.canSwitch ?? false;
   return (
     <fieldset class="grid-fields">
       <legend>Node AP / host WiFi</legend>
+      {status?.problem && (
+        <p
+          class={canSwitch ? 'muted grid-span' : 'warn-text grid-span'}
+          role="status"
+          data-testid="wifi-problem"
+        >
+          {status.problem}
+        </p>
+      )}
       <label>
         Node base URL
         <input name="baseUrl" value={value.baseUrl} onInput={(e) => set('baseUrl', e.currentTarget.value)} />
@@ -84,21 +107,23 @@ export function WifiFields({
           onInput={(e) => set('ssids', e.currentTarget.value)}
         />
       </label>
-      <label>
-        Host WiFi interface
-        <select
-          aria-label="Host WiFi interface"
-          value={value.iface}
-          onChange={(e) => set('iface', e.currentTarget.value)}
-        >
-          <option value="">default (wlan0)</option>
-          {ifaces.map((i) => (
-            <option key={i.name} value={i.name}>
-              {i.name} ({i.state})
-            </option>
-          ))}
-        </select>
-      </label>
+      {canSwitch && (
+        <label>
+          Host WiFi interface
+          <select
+            aria-label="Host WiFi interface"
+            value={value.iface}
+            onChange={(e) => set('iface', e.currentTarget.value)}
+          >
+            {ifaces.some((i) => i.name === 'wlan0') && <option value="">default (wlan0)</option>}
+            {ifaces.map((i) => (
+              <option key={i.name} value={i.name}>
+                {i.name} ({i.state})
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <label>
         Node AP password
         <input
@@ -119,22 +144,26 @@ export function WifiFields({
           onInput={(e) => set('otaPassword', e.currentTarget.value)}
         />
       </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={value.hostWifiEnable}
-          onChange={(e) => set('hostWifiEnable', e.currentTarget.checked)}
-        />
-        Enable host WiFi during {during}
-      </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={value.hostWifiRestore}
-          onChange={(e) => set('hostWifiRestore', e.currentTarget.checked)}
-        />
-        Restore previous host WiFi state afterwards
-      </label>
+      {canSwitch && (
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={value.hostWifiEnable}
+            onChange={(e) => set('hostWifiEnable', e.currentTarget.checked)}
+          />
+          Enable host WiFi during {during}
+        </label>
+      )}
+      {canSwitch && (
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={value.hostWifiRestore}
+            onChange={(e) => set('hostWifiRestore', e.currentTarget.checked)}
+          />
+          Restore previous host WiFi state afterwards
+        </label>
+      )}
     </fieldset>
   );
 }
