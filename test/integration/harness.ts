@@ -28,6 +28,8 @@ export interface HostOptions {
   overrides?: HostOverrides;
   /** Run as managed by a timing-application plugin with this shared secret. */
   integrationSecret?: string;
+  /** Simulated gateways, each with its own fleet of `nodes` (default 1). */
+  simGateways?: number;
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
@@ -69,6 +71,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     allowedHosts: o.allowedHosts ?? [],
     logLevel: 'silent',
     configFile: null,
+    ...(o.simGateways ? { simGateways: o.simGateways } : {}),
     ...(o.integrationSecret ? { integration: 'rotorhazard', integrationSecret: o.integrationSecret } : {}),
   };
 }

@@ -214,7 +214,7 @@ export class DeviceRegistry {
     };
     if (r.kind === 'IDENTIFY_REPLY') {
       this.counters.onIdentify?.(addr);
-      this.handleIdentify(addr, r, p.packet.receiver === BROADCAST, heard);
+      this.handleIdentify(addr, r, p.packet.receiver === BROADCAST, heard, p.network_id);
       return;
     }
     const d = this.find(addr);
@@ -290,6 +290,8 @@ export class DeviceRegistry {
     r: Extract<InboundPacket['reply'], { kind: 'IDENTIFY_REPLY' }>,
     announcement: boolean,
     heard: (d: Device) => void,
+    /** The network whose gateway heard it (several gateways only). */
+    via?: number,
   ): void {
     let created = false;
     let scopes: Scope[] = ['DEVICES'];
@@ -297,11 +299,21 @@ export class DeviceRegistry {
     let d = this.find(addr);
     if (!d) {
       d = newDevice(addr, r.mac, r.devType);
+      if (via !== undefined) d.network_id = via;
       this.store.state.devices.push(d);
       created = true;
     }
     const dev = d;
-    const changedIdentity = dev.full_mac !== r.mac || dev.dev_type !== r.devType || dev.version !== r.fw;
+    // The same node (same full MAC) now answers on another network's gateway: it lives on
+    // that channel now, so the host follows the hardware (its group is kept: groups span
+    // networks). Another full MAC on the same address is not this node: never moved here.
+    const moved = via !== undefined && dev.network_id !== via && dev.full_mac === r.mac;
+    if (moved) {
+      this.log.warn({ addr, from: dev.network_id, to: via }, 'device now heard on another network: moved');
+      dev.network_id = via;
+    }
+    const changedIdentity =
+      moved || dev.full_mac !== r.mac || dev.dev_type !== r.devType || dev.version !== r.fw;
     dev.full_mac = r.mac;
     dev.dev_type = r.devType;
     dev.version = r.fw;
