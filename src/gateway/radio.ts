@@ -49,6 +49,11 @@ const fail = (detail: string): Failure => ({ ok: false, reason: 'link_down', det
 /** Addresses heard announcing, for unicasts to nodes not stored yet (bounded). */
 const LAST_HEARD_MAX = 8192;
 
+/** The per-network legs of a fleet task, or null with one gateway (the driver itself). */
+export function networkLegs(driver: GatewayDriver): { networkId: number; driver: GatewayDriver }[] | null {
+  return driver instanceof Radio ? driver.legs() : null;
+}
+
 export class Radio implements GatewayDriver {
   private readonly emitter = new TypedEmitter<GatewayDriverEvents>();
   /** Gateway index → network id (unbound gateways carry no traffic). */
@@ -277,6 +282,17 @@ export class Radio implements GatewayDriver {
       [...byDriver].map(([d, targets]) => d.statusBroadcast({ ...opts, targets, expected: targets.length })),
     );
     return parts.flat();
+  }
+
+  /**
+   * One leg per network whose gateway is connected: a fleet task runs its own loop on each,
+   * in parallel (each gateway's air is its own), inside the one task slot.
+   */
+  legs(): { networkId: number; driver: GatewayDriver }[] {
+    return this.boundIds().flatMap((networkId) => {
+      const driver = this.driverOf(networkId);
+      return driver && driver.readiness().ready ? [{ networkId, driver }] : [];
+    });
   }
 
   /** Bound, connected drivers; when none is, all bound ones (their own errors then apply). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeLoraPacket } from '../../../src/protocol/packets.ts';
 import { OPC } from '../../../src/protocol/types.ts';
+import { snrFloorDb } from '../../../src/sim/air.ts';
 import type { SimOnMemory } from '../../../src/sim/sim-host.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';
@@ -54,29 +55,33 @@ describe('two simulated gateways (networks)', () => {
 
       const t = await runTask(h, '/api/discover', { newGroupName: 'Track' });
       expect(t.state, t.last_error ?? '').toBe('done');
-      expect(t.result).toMatchObject({ found: 8 });
       const rows = await devices(h);
-      expect(rows).toHaveLength(8);
+      // Nodes at the edge of their gateway's range may or may not be heard; healthy ones must.
+      const healthy = (sim: SimOnMemory) =>
+        sim.fleet.nodes.filter((n) => (sim.fleet.air.qualityOf(n.addr)?.snr ?? -99) >= snrFloorDb(7) + 1.5);
+      expect(t.result).toMatchObject({ found: rows.length });
       for (const [id, sim] of fleets) {
-        const addrs = sim.fleet.nodes.map((n) => n.addr).sort();
+        const addrs = sim.fleet.nodes.map((n) => n.addr);
         // Every node belongs to the network of the gateway that hears it, and is bound.
-        expect(
-          rows
-            .filter((r) => r.network_id === id)
-            .map((r) => r.addr)
-            .sort(),
-        ).toEqual(addrs);
-        for (const n of sim.fleet.nodes) expect(n.snapshot().groupId).toBe(1);
+        for (const r of rows.filter((x) => addrs.includes(x.addr))) expect(r.network_id).toBe(id);
+        for (const n of healthy(sim)) {
+          expect(rows.find((r) => r.addr === n.addr)?.network_id).toBe(id);
+          expect(n.snapshot().groupId).toBe(1);
+        }
+        expect(healthy(sim).length).toBeGreaterThanOrEqual(3);
       }
       const after = await networks(h);
-      expect(after.map((n) => [n.device_count, n.online_count])).toEqual([
-        [4, 4],
-        [4, 4],
-      ]);
+      for (const n of after) {
+        const mine = rows.filter((r) => r.network_id === n.id);
+        expect([n.device_count, n.online_count]).toEqual([mine.length, mine.filter((r) => r.online).length]);
+      }
 
-      // A status poll runs per network and hears everyone.
+      // A status poll runs per network and hears every healthy node of both.
       const poll = await runTask(h, '/api/status', {});
-      expect(poll.result).toMatchObject({ updated: 8 });
+      const answered = (poll.result as { updated: number }).updated;
+      expect(answered).toBeGreaterThanOrEqual(
+        [...fleets.values()].reduce((n, s) => n + healthy(s).length, 0),
+      );
 
       const gw = (await h.get<{ gateway: Record<string, unknown> }>('/api/gateway')).body.gateway;
       expect(gw).toMatchObject({ ready: true, last_error: null, networks_ready: 2, networks_total: 2 });
@@ -95,7 +100,12 @@ describe('two simulated gateways (networks)', () => {
       const fleets = fleetsByNetwork(h, await networks(h));
       const a = fleets.get(1)!;
       const b = fleets.get(2)!;
-      const nodeB = b.fleet.nodes[0]!;
+      const strongest = (sim: SimOnMemory) =>
+        [...sim.fleet.nodes].sort(
+          (x, y) =>
+            (sim.fleet.air.qualityOf(y.addr)?.snr ?? -99) - (sim.fleet.air.qualityOf(x.addr)?.snr ?? -99),
+        )[0]!;
+      const nodeB = strongest(b);
       // Frames for node B from network 1's gateway (the air is shared; other traffic aside).
       let sentA = 0;
       let sentB = 0;
@@ -165,7 +175,7 @@ describe('two simulated gateways (networks)', () => {
       expect(Object.values(failed.body.errors).join(' ')).toMatch(/Network 2/);
       // Failed at once: far below the send queue's deadline.
       expect(h.host.services.clock.now() - t0).toBeLessThan(1000);
-      const nodeA = a.fleet.nodes[0]!;
+      const nodeA = strongest(a);
       const ok = await h.post('/api/devices/control', {
         macs: [nodeA.addr],
         flags: 1,
