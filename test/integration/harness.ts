@@ -30,6 +30,8 @@ export interface HostOptions {
   integrationSecret?: string;
   /** Simulated gateways, each with its own fleet of `nodes` (default 1). */
   simGateways?: number;
+  /** Several gateways (the `--gateway` list); `gateway` is then the first. */
+  gateways?: Config['gateway'][];
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
@@ -72,6 +74,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     logLevel: 'silent',
     configFile: null,
     ...(o.simGateways ? { simGateways: o.simGateways } : {}),
+    ...(o.gateways?.[0] ? { gateways: o.gateways, gateway: o.gateways[0] } : {}),
     ...(o.integrationSecret ? { integration: 'rotorhazard', integrationSecret: o.integrationSecret } : {}),
   };
 }

@@ -72,6 +72,20 @@ export function createNetworks(deps: {
 
   const onIdentified = (index: number, mac: string, rf: RfConfig | null): void => {
     const networks = store.state.networks;
+    // Two ports answering with one MAC (a misconfigured list, or two sims with one MAC): the
+    // first keeps the network, the other carries nothing.
+    const twin = [...bound].find(
+      ([i, id]) => i !== index && networks.find((n) => n.id === id)?.gateway_mac === mac,
+    );
+    if (twin) {
+      bound.delete(index);
+      radio?.bind(index, null);
+      log.error(
+        { gateway_mac: mac, port: gateways[index]?.label, other: gateways[twin[0]]?.label },
+        'two gateways answer with the same MAC: the second carries no traffic',
+      );
+      return;
+    }
     let decision = bindGateway(networks, mac, gateways.length);
     if (decision.kind === 'unassigned' && fresh) {
       const free = networks.find((n) => n.gateway_mac === null);
@@ -135,7 +149,7 @@ export function createNetworks(deps: {
         : n.gateway_mac === null
           ? 'no_gateway'
           : 'missing',
-      gateway: driver && readiness ? { ...readiness, stats: driver.stats() } : null,
+      gateway: driver && readiness ? { ...readiness, stats: roundedStats(driver) } : null,
       device_count: devices,
       online_count: online,
       rf: n.rf,
@@ -178,4 +192,10 @@ export function createNetworks(deps: {
 function uniqueName(networks: readonly Network[], id: number): string {
   const taken = new Set(networks.map((n) => n.name.toLowerCase()));
   for (let k = id; ; k++) if (!taken.has(defaultNetworkName(k).toLowerCase())) return defaultNetworkName(k);
+}
+
+/** As the gateway snapshot shows them (MasterView): airtime in whole ms. */
+function roundedStats(driver: GatewayDriver): ReturnType<GatewayDriver['stats']> {
+  const s = driver.stats();
+  return { ...s, airtimeMs: Math.round(s.airtimeMs) };
 }
