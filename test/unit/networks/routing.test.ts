@@ -56,7 +56,9 @@ const ready = (over: Partial<GatewayReadiness> = {}): GatewayReadiness => ({
   next_retry_in_s: null,
   ...over,
 });
-const master = (over: Partial<MasterSnapshot & { ready: boolean }> = {}): MasterSnapshot & { ready: boolean } => ({
+const master = (
+  over: Partial<MasterSnapshot & { ready: boolean }> = {},
+): MasterSnapshot & { ready: boolean } => ({
   state: 'IDLE',
   state_byte: 0,
   state_metadata_ms: 0,
