@@ -18,6 +18,7 @@ export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async
     if (svc.store.writeError) warnings.push(svc.store.writeError);
     const gw = svc.driver.readiness();
     if (gw.transport === 'sim') warnings.push('gateway: running on the simulated fleet (no hardware)');
+    warnings.push(...svc.networks.warnings());
     return {
       ok: true,
       ts: svc.clock.now() / 1000,

@@ -50,6 +50,11 @@ export interface UnassignedGateway {
 
 export interface NetworksService {
   list(): { networks: NetworkRow[]; unassigned: UnassignedGateway[] };
+  /**
+   * Health warnings with several gateways: a network whose gateway is missing or not ready,
+   * a gateway that belongs to no network. None with one gateway (its state is the gateway's).
+   */
+  warnings(): string[];
   /** The network a gateway (by configured index) serves, or null. */
   networkOfGateway(index: number): number | null;
   /** Subscribes to the gateways; call before they start (their first connect binds them). */
@@ -174,6 +179,20 @@ export function createNetworks(deps: {
       return { networks: store.state.networks.map(networkRow), unassigned };
     },
     networkOfGateway: (index) => bound.get(index) ?? null,
+    warnings() {
+      if (gateways.length < 2) return [];
+      const { networks, unassigned } = this.list();
+      return [
+        ...networks
+          .filter((n) => n.state === 'missing' || n.state === 'not_ready')
+          .map((n) => `network ${n.name}: gateway ${n.state === 'missing' ? 'not connected' : 'not ready'}`),
+        ...unassigned
+          .filter((g) => g.gateway_mac !== null)
+          .map(
+            (g) => `gateway ${g.gateway_mac ?? ''} on ${g.label} belongs to no network (carries no traffic)`,
+          ),
+      ];
+    },
     attach() {
       fresh = store.state.devices.length === 0 && store.state.networks.every((n) => n.gateway_mac === null);
       const offs = gateways.map((g, i) =>

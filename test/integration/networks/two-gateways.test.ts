@@ -186,6 +186,8 @@ describe('two simulated gateways (networks)', () => {
       await until(() => nodeA.snapshot().bri === 44, 'the node on network 1');
       const listed = await networks(h);
       expect(listed.find((n) => n.id === 2)?.state).toBe('not_ready');
+      const health = await h.get<{ warnings: string[] }>('/api/health');
+      expect(health.body.warnings).toContain('network Network 2: gateway not ready');
       b.fleet.faults.restoreLink();
       await until(() => h.host.services.driver.readiness().ready, 'network 2 to come back');
     });
