@@ -219,6 +219,12 @@ export class DeviceRegistry {
     }
     const d = this.find(addr);
     if (!d) return; // replies from unknown senders only count once they identify
+    // Several gateways: a reply heard on another network than the device's carries no MAC to
+    // prove it is this node (two networks may share a 6-hex address): not applied.
+    if (p.network_id !== undefined && p.network_id !== d.network_id) {
+      this.log.debug({ addr, via: p.network_id, network: d.network_id }, 'reply via another network ignored');
+      return;
+    }
     this.applyReply(d, r, nowS, heard);
     const note: HeardNote =
       r.kind === 'STATUS_REPLY'
@@ -297,6 +303,15 @@ export class DeviceRegistry {
     let scopes: Scope[] = ['DEVICES'];
     let restoreTo: number | null = null;
     let d = this.find(addr);
+    // Several gateways: another node (another full MAC) with this 6-hex address on another
+    // network. The stored row stays whose it is; nothing is overwritten.
+    if (d && via !== undefined && d.network_id !== via && d.full_mac !== null && d.full_mac !== r.mac) {
+      this.log.warn(
+        { addr, mac: r.mac, stored_mac: d.full_mac, via, network: d.network_id },
+        'address clash: another node with this address on another network (not applied)',
+      );
+      return;
+    }
     if (!d) {
       d = newDevice(addr, r.mac, r.devType);
       if (via !== undefined) d.network_id = via;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeLoraPacket } from '../../../src/protocol/packets.ts';
 import { OPC } from '../../../src/protocol/types.ts';
 import { snrFloorDb } from '../../../src/sim/air.ts';
+import type { InboundPacket } from '../../../src/gateway/types.ts';
 import type { SimOnMemory } from '../../../src/sim/sim-host.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';
@@ -190,6 +191,56 @@ describe('two simulated gateways (networks)', () => {
       expect(health.body.warnings).toContain('network Network 2: gateway not ready');
       b.fleet.faults.restoreLink();
       await until(() => h.host.services.driver.readiness().ready, 'network 2 to come back');
+    });
+  });
+});
+
+describe('two networks sharing a 6-hex address', () => {
+  it('another-full-mac-never-takes-over-the-row-the-same-node-is-followed-foreign-replies-are-ignored', async () => {
+    await withHost({ nodes: 0, simGateways: 2 }, async (h) => {
+      const { registry } = h.host.services;
+      // The inbound pipeline as the router feeds it: every packet tagged with its network.
+      const feed = (p: InboundPacket): void =>
+        (registry as unknown as { handlePacket(p: InboundPacket): void }).handlePacket(p);
+      const identify = (mac: string, network: number): InboundPacket => ({
+        packet: { sender: 'ABCDEF', receiver: 'FFFFFF', typeFull: 0x81, body: new Uint8Array(0) },
+        reply: { kind: 'IDENTIFY_REPLY', fw: 1, devType: 10, groupId: 0, mac },
+        rssi: -60,
+        snr: 8,
+        ts: 0,
+        network_id: network,
+      });
+      feed(identify('111111ABCDEF', 1));
+      expect(registry.find('ABCDEF')).toMatchObject({ full_mac: '111111ABCDEF', network_id: 1 });
+      // Another node with the same address on network 2: the row stays network 1's node's.
+      feed(identify('222222ABCDEF', 2));
+      expect(registry.find('ABCDEF')).toMatchObject({ full_mac: '111111ABCDEF', network_id: 1 });
+      // A STATUS reply heard on network 2 proves nothing about network 1's node.
+      const status: InboundPacket = {
+        packet: { sender: 'ABCDEF', receiver: '102030', typeFull: 0x83, body: new Uint8Array(0) },
+        reply: {
+          kind: 'STATUS_REPLY',
+          flags: 1,
+          configByte: 0,
+          effectId: 0,
+          brightness: 12,
+          vbatMv: 0,
+          rssi: -50,
+          snr: 9,
+          legacy: false,
+        },
+        rssi: -99,
+        snr: -3,
+        ts: 0,
+        network_id: 2,
+      };
+      feed(status);
+      expect(registry.find('ABCDEF')?.host_rssi).toBe(-60);
+      // The same node (same full MAC) now heard on network 2: it moved there.
+      feed(identify('111111ABCDEF', 2));
+      expect(registry.find('ABCDEF')).toMatchObject({ full_mac: '111111ABCDEF', network_id: 2 });
+      feed(status);
+      expect(registry.find('ABCDEF')?.host_rssi).toBe(-99);
     });
   });
 });
