@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
 import { defaultConsoleSettings } from '../src/domain/console-settings.ts';
 import { newDevice, type StateModel } from '../src/domain/model.ts';
+import { DEFAULT_NETWORK_ID, newNetwork } from '../src/domain/networks.ts';
 import { startHost, type HostHandle } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
 import type { RecoveryOptions } from '../src/services/devices/index.ts';
@@ -95,6 +96,7 @@ async function runOne(n: number, seed: number): Promise<Row> {
     scenes: [],
     settings: { led_presets_file: null },
     console: defaultConsoleSettings(),
+    networks: [newNetwork(DEFAULT_NETWORK_ID)],
   };
   await writeFile(join(dataDir, 'state.json'), serializeState(state));
   const hosts: HostHandle[] = [];

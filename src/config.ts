@@ -7,7 +7,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import * as z from 'zod';
-import { parseGatewaySpec, type GatewaySpec } from './transport/index.ts';
+import type { GatewaySpec } from './transport/index.ts';
+import { checkSimGateways, MAX_GATEWAYS, parseGatewayList } from './config-gateways.ts';
 
 export interface Config {
   port: number;
@@ -19,8 +20,13 @@ export interface Config {
    * falling back to it): simulated devices never land in the real data folder.
    */
   simDataDir: string;
+  /** The first (with one gateway, the only) entry of `gateways`. */
   gateway: GatewaySpec;
   gatewayText: string;
+  /** Every `--gateway` entry; absent = `[gateway]`. Several = one network per gateway. */
+  gateways?: GatewaySpec[];
+  /** Simulated gateways (each with its own fleet of `simNodes`, on its own channel); default 1. */
+  simGateways?: number;
   simNodes: number;
   simSeed: number;
   simTimeScale: number;
@@ -52,6 +58,7 @@ const DEFAULTS = {
   'sim-data-dir': '',
   gateway: 'auto',
   'sim-nodes': '12',
+  'sim-gateways': '1',
   'sim-seed': '1',
   'sim-time-scale': '1',
   wifi: '',
@@ -92,9 +99,15 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     )
     .option(
       '--gateway <spec>',
-      'auto | sim | serial:<path> | tcp:<host>:<port> (default auto: a real gateway if one answers, else the simulator)',
+      'auto | sim | serial:<path> | tcp:<host>:<port> (default auto: a real gateway if one answers, else the simulator); ' +
+        'several gateways as a comma-separated list or by repeating the option, one network each',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
-    .option('--sim-nodes <n>', 'simulated fleet size (default 12)')
+    .option('--sim-nodes <n>', 'simulated fleet size (default 12; per gateway with --sim-gateways)')
+    .option(
+      '--sim-gateways <n>',
+      `simulated gateways, each with its own fleet on its own channel (default 1, at most ${MAX_GATEWAYS})`,
+    )
     .option('--sim-seed <s>', 'simulated fleet seed (default 1)')
     .option('--sim-time-scale <x>', 'wall ms per simulated ms; <1 runs faster (default 1)')
     .option('--wifi <backend>', 'host WiFi backend: nmcli | none (default nmcli when nmcli exists)')
@@ -119,7 +132,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'shared secret for the loopback integration API (prefer the env variable)',
     );
   program.parse(argv, { from: 'user' });
-  const flags = program.opts<Record<string, string | undefined>>();
+  const { gateway: gatewayFlags, ...flags } = program.opts<
+    Record<string, string | undefined> & { gateway?: string[] }
+  >();
 
   let file: Record<string, unknown> = {};
   const configFile = flags.config ?? env.LIGHTNET_CONFIG ?? null;
@@ -147,12 +162,18 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return r.data;
   };
 
-  let gateway: GatewaySpec;
+  // Repeated flags, else one comma-separated list from the env or the config file (where a
+  // JSON array also works: String(array) joins it with commas).
+  const gatewayValues = gatewayFlags && gatewayFlags.length > 0 ? gatewayFlags : [pick('gateway')];
+  let gateways: GatewaySpec[];
+  const simGateways = parse(numberIn('sim-gateways', 1, MAX_GATEWAYS), pick('sim-gateways'));
   try {
-    gateway = parseGatewaySpec(pick('gateway'));
+    gateways = parseGatewayList(gatewayValues);
+    checkSimGateways(gateways, simGateways);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  const gateway = gateways[0] as GatewaySpec;
   const prefixRaw = pick('prefix').trim();
   if (!/^(\/[A-Za-z0-9._~-]+)*\/?$/.test(prefixRaw)) {
     throw new ConfigError('--prefix must be a URL path like /lightnet (letters, digits, . _ ~ -)');
@@ -188,7 +209,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     dataDir,
     simDataDir: pick('sim-data-dir') || join(dataDir, 'simulator'),
     gateway,
-    gatewayText: pick('gateway'),
+    gatewayText: gatewayValues.join(','),
+    gateways,
+    simGateways,
     simNodes: parse(numberIn('sim-nodes', 0, 1000), pick('sim-nodes')),
     simSeed: parse(numberIn('sim-seed', 0, 2 ** 32 - 1), pick('sim-seed')),
     simTimeScale: parse(numberIn('sim-time-scale', 0.001, 100, false), pick('sim-time-scale')),

@@ -33,10 +33,13 @@ import { createConsoleSettings } from './services/console/index.ts';
 import { createSpecials } from './services/specials/index.ts';
 import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
+import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
+import { Radio } from './gateway/radio.ts';
+import { createNetworks } from './services/networks/index.ts';
+import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
 import { TaskManager, type TaskSnapshot } from './tasks/task-manager.ts';
-import { detectGateway, SerialLink, TcpLink, type LinkFactory } from './transport/index.ts';
 
 export interface HostHandle {
   app: FastifyInstance;
@@ -50,6 +53,8 @@ export interface HostHandle {
   sim: SimOnMemory | null;
   /** The folder this host keeps its state in (the simulator's own one on the simulator). */
   dataDir: string;
+  /** Every simulated gateway (`--sim-gateways N`); `sim` is the first. */
+  sims: SimOnMemory[];
   close(): Promise<void>;
 }
 
@@ -82,84 +87,6 @@ export interface HostOverrides {
   specialsAckBudgetMs?: number;
 }
 
-interface GatewayChoice {
-  linkFactory: LinkFactory;
-  transport: 'serial' | 'tcp' | 'sim';
-  port: string;
-  sim: SimOnMemory | null;
-  clock: Clock;
-}
-
-async function chooseGateway(
-  cfg: Config,
-  log: Logger,
-  clockOverride?: Clock,
-  external?: SimOnMemory,
-): Promise<GatewayChoice> {
-  if (external && cfg.gateway.kind === 'sim') {
-    log.warn({}, 'using an already running SIMULATED gateway and fleet');
-    const clock = external.fleet.clock;
-    return { linkFactory: external.linkFactory, transport: 'sim', port: 'sim', sim: external, clock };
-  }
-  const simClock = (): Clock => clockOverride ?? new ScaledClock(cfg.simTimeScale);
-  // Loaded only when used: on real hardware the simulator costs neither start time nor memory.
-  const sim = async (clock: Clock): Promise<GatewayChoice> => {
-    const { startSimOnMemory } = await import('./sim/sim-host.ts');
-    // The simulated gateway is a board that was plugged in before the host started: it
-    // is up at once (its nodes still power on after the start, as at an event).
-    const s = startSimOnMemory({
-      nodes: cfg.simNodes,
-      seed: cfg.simSeed,
-      clock,
-      autoStart: false,
-      gatewayUp: true,
-    });
-    return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
-  };
-  const real = new ScaledClock(1);
-  const tlog = (msg: string, fields?: object): void => log.debug({ ...fields }, msg);
-  const serial = (path: string): GatewayChoice => ({
-    linkFactory: () => new SerialLink(path, { log: tlog }),
-    transport: 'serial',
-    port: path,
-    sim: null,
-    clock: real,
-  });
-  switch (cfg.gateway.kind) {
-    case 'sim':
-      log.warn(
-        { nodes: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
-        'using the SIMULATED gateway and fleet',
-      );
-      return sim(simClock());
-    case 'serial':
-      return serial(cfg.gateway.path);
-    case 'tcp': {
-      const { host, port } = cfg.gateway;
-      return {
-        linkFactory: () => new TcpLink(host, port, { clock: real }),
-        transport: 'tcp',
-        port: `${host}:${port}`,
-        sim: null,
-        clock: real,
-      };
-    }
-    case 'auto': {
-      const res = await detectGateway({ clock: real, log: tlog });
-      if (res.found) {
-        const path = res.found.path;
-        log.info({ port: path, gateway_mac: res.found.mac, tried: res.tried }, 'gateway found');
-        return serial(path);
-      }
-      log.warn(
-        { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },
-        'no gateway answered the identify ping: using the SIMULATED gateway and fleet',
-      );
-      return sim(simClock());
-    }
-  }
-}
-
 export async function startHost(
   cfg: Config,
   processLog: Logger,
@@ -169,7 +96,8 @@ export async function startHost(
   // also keeps debug-level device events (timestamps on wall time, like the console's).
   const logs = new LogBuffer(new ScaledClock(1));
   const log = teeLogger(processLog, logs, 'debug');
-  const gw = await chooseGateway(cfg, log, overrides.simClock, overrides.sim);
+  const gws = await chooseGateways(cfg, log, overrides.simClock, overrides.sim);
+  const gw = gws[0]!;
   const ownSim = gw.sim !== null && gw.sim !== overrides.sim;
   // The simulator keeps its own data folder: simulated devices never land in the real one.
   const simulated = gw.sim !== null;
@@ -184,7 +112,7 @@ export async function startHost(
         ),
     });
   } catch (err) {
-    if (ownSim) gw.sim?.stop();
+    if (ownSim) for (const g of gws) g.sim?.stop();
     throw err;
   }
   if (!lock.held)
@@ -196,9 +124,9 @@ export async function startHost(
     );
   } else log.info({ dataDir }, `data folder ${dataDir}`);
   try {
-    return await startOn(cfg, log, logs, gw, ownSim, { dir: dataDir, simulated, lock }, overrides);
+    return await startOn(cfg, log, logs, gws, ownSim, { dir: dataDir, simulated, lock }, overrides);
   } catch (err) {
-    if (ownSim) gw.sim?.stop();
+    if (ownSim) for (const g of gws) g.sim?.stop();
     await lock.release();
     throw err;
   }
@@ -215,26 +143,44 @@ async function startOn(
   cfg: Config,
   log: Logger,
   logs: LogBuffer,
-  gw: GatewayChoice,
+  gws: GatewayChoice[],
   ownSim: boolean,
   data: DataFolder,
   overrides: HostOverrides,
 ): Promise<HostHandle> {
   const { dir: dataDir } = data;
+  const gw = gws[0]!;
+  const sims = gws.flatMap((g) => (g.sim ? [g.sim] : []));
   const clock = gw.clock;
   const bus = new EventBus();
   const store = new Store({ persistence: new FileStatePersistence(dataDir), bus, clock, log });
   const tasks = new TaskManager(bus, clock, log);
-  const driver: GatewayDriver = createGatewayDriver({
-    linkFactory: gw.linkFactory,
-    clock,
-    transport: gw.transport,
-    port: gw.port,
-    log: log.child({ mod: 'gateway' }),
-    // The in-process simulated gateway never resets when its port opens: no boot settle.
-    options:
-      gw.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
-  });
+  const drivers = gws.map((g) =>
+    createGatewayDriver({
+      linkFactory: g.linkFactory,
+      clock,
+      transport: g.transport,
+      port: g.port,
+      log: log.child(gws.length > 1 ? { mod: 'gateway', port: g.port } : { mod: 'gateway' }),
+      // The in-process simulated gateway never resets when its port opens: no boot settle.
+      options:
+        g.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,
+    }),
+  );
+  const gatewayList = drivers.map((d, i) => ({ driver: d, label: gws[i]?.port ?? '?' }));
+  // Several gateways: services get the router; one: the driver itself (nothing changes).
+  let registryRef: DeviceRegistry | null = null;
+  const radio =
+    drivers.length > 1
+      ? new Radio(gatewayList, {
+          networks: () => store.state.networks,
+          networkOf: (addr) => registryRef?.find(addr)?.network_id ?? null,
+          networksOfGroup: (g) => [
+            ...new Set(store.state.devices.filter((d) => d.groupId === g).map((d) => d.network_id)),
+          ],
+        })
+      : null;
+  const driver: GatewayDriver = radio ?? drivers[0]!;
   const devices = createDevices({
     store,
     driver,
@@ -248,6 +194,13 @@ async function startOn(
     },
   });
   const { registry, master } = devices;
+  registryRef = registry;
+  const networks = createNetworks({
+    store,
+    gateways: gatewayList,
+    radio,
+    log: log.child({ mod: 'networks' }),
+  });
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: dataDir, store, bus, clock, log });
   // The integration is built after the scenes it drives; they read its heat lazily.
@@ -366,6 +319,7 @@ async function startOn(
       note: (ev) => master.note(ev),
     }),
     consoleSettings: createConsoleSettings({ store, log }),
+    networks,
   };
   const unsubs = wireEvents(svc);
 
@@ -416,11 +370,11 @@ async function startOn(
   await svc.ledPresets.init();
   await raceLights.settings.load();
   await svc.ota.recover();
-  unsubs.push(registry.attach(), history.attach());
+  unsubs.push(registry.attach(), history.attach(), networks.attach());
   // Before the driver starts: its first connection is the recovery's start trigger.
   unsubs.push(devices.recovery.attach());
-  if (ownSim) gw.sim?.fleet.start();
-  await gw.sim?.fleet.gateway.whenBooted();
+  if (ownSim) for (const s of sims) s.fleet.start();
+  for (const s of sims) await s.fleet.gateway.whenBooted();
   await driver.start();
   phase = 'ready';
   // The address a person opens (the UI lives under the prefix with its trailing slash).
@@ -440,10 +394,12 @@ async function startOn(
     fastReads,
     sim: gw.sim,
     dataDir,
+    sims,
     close: async () => {
       if (closed) return;
       closed = true;
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);
+      if (ownSim) for (const s of sims.slice(1)) s.stop();
       for (const u of unsubs) u();
       await data.lock.release();
     },

@@ -5,6 +5,7 @@
  */
 import type { Addr } from '../protocol/types.ts';
 import { defaultConsoleSettings, type ConsoleSettings } from './console-settings.ts';
+import { DEFAULT_NETWORK_ID, newNetwork, type Network } from './networks.ts';
 import type { NativePreset } from './scenes/native-preset.ts';
 import type { Scene } from './scenes/types.ts';
 
@@ -42,6 +43,8 @@ export interface Device {
   last_seen_ts: number;
   last_ack: LastAck | null;
   online: boolean;
+  /** The network (and so the gateway) the node lives on; 1 in a single-gateway install. */
+  network_id: number;
 }
 
 export interface Group {
@@ -65,10 +68,12 @@ export interface StateModel {
   /** In creation order. */
   scenes: Scene[];
   /** Next record ids (absent = above every id in use); ids are never reused after a delete. */
-  next_ids?: { native_presets: number; scenes: number };
+  next_ids?: { native_presets: number; scenes: number; networks?: number };
   settings: Settings;
   /** Race-day console settings shared by every browser (race mode, pins, battery, acks). */
   console: ConsoleSettings;
+  /** One per gateway identity, in id order; never empty (network 1 always exists at first). */
+  networks: Network[];
 }
 
 export const MAX_GROUP_ID = 254;
@@ -87,9 +92,10 @@ export const emptyState = (): StateModel => ({
   groups: [],
   native_presets: [],
   scenes: [],
-  next_ids: { native_presets: 0, scenes: 0 },
+  next_ids: { native_presets: 0, scenes: 0, networks: DEFAULT_NETWORK_ID + 1 },
   settings: { led_presets_file: null },
   console: defaultConsoleSettings(),
+  networks: [newNetwork(DEFAULT_NETWORK_ID)],
 });
 
 export function newDevice(addr: Addr, fullMac: string | null, devType: number): Device {
@@ -115,6 +121,7 @@ export function newDevice(addr: Addr, fullMac: string | null, devType: number): 
     last_seen_ts: 0,
     last_ack: null,
     online: false,
+    network_id: DEFAULT_NETWORK_ID,
   };
 }
 

@@ -35,6 +35,8 @@ export interface InboundPacket {
   snr: number;
   /** Clock time (ms) of reception. */
   ts: number;
+  /** The network whose gateway heard it; set only when several gateways run (gateway/radio.ts). */
+  network_id?: number;
 }
 
 type ReplyOf<K extends N2MReply['kind']> = Extract<N2MReply, { kind: K }>;

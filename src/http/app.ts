@@ -39,6 +39,7 @@ import { integrationRoutes } from './routes/integration.ts';
 import { raceLightsRoutes } from './routes/race-lights.ts';
 import { raceRoutes } from './routes/race.ts';
 import { consoleRoutes } from './routes/console.ts';
+import { networksRoutes } from './routes/networks.ts';
 import { wifiRoutes } from './routes/wifi.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { linkRoutes } from './routes/links.ts';
@@ -206,6 +207,7 @@ export async function buildApp(
       await api.register(raceRoutes(svc));
       await api.register(raceLightsRoutes(svc));
       await api.register(consoleRoutes(svc));
+      await api.register(networksRoutes(svc));
       await api.register(wifiRoutes(svc));
       await api.register(activityRoutes(svc));
       await api.register(linkRoutes(svc));

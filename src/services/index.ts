@@ -20,6 +20,7 @@ import type { LinkTestService } from './link-test/index.ts';
 import type { LogBuffer } from './logs/index.ts';
 import type { BlackoutService } from './race/index.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
+import type { NetworksService } from './networks/index.ts';
 
 export interface AppServices extends DevicesServices, ScenesServices {
   clock: Clock;
@@ -61,6 +62,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
     /** Devices of the simulated fleet found in a real data folder (older versions saved them there). */
     simulatedLeftovers: string[];
   };
+  /** Networks (one per gateway): gateway binding and the `GET /api/networks` list. */
+  networks: NetworksService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

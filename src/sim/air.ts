@@ -14,6 +14,11 @@
  * RSSI/SNR are per pair of radios: a node's seeded link quality towards the gateway, and
  * for node↔node a value derived from both nodes' qualities, plus small per-packet noise.
  * These are heuristics (the reference cannot say how real radios behave here, §13).
+ *
+ * Several gateways (networks) may share the air, each with its own fleet: a node's seeded
+ * quality is towards its home gateway, and another gateway hears it SITE_DISTANCE_DB weaker
+ * (it stands at another part of the venue). Only radios on the same channel hear each other
+ * at all, so networks on separate channels never interact; on one channel they collide.
  */
 import type { RfConfig } from '../protocol/types.ts';
 import { loraAirtimeMs, loraParamsFromRf } from '../protocol/airtime.ts';
@@ -25,6 +30,8 @@ import type { SimScheduler } from './scheduler.ts';
 export const CAPTURE_DB = 6;
 const NOISE_RSSI_DB = 2;
 const NOISE_SNR_DB = 1.5;
+/** How much weaker a node is heard by a gateway other than its home gateway. */
+export const SITE_DISTANCE_DB = 25;
 /** How long finished transmissions are kept for overlap checks. */
 const HISTORY_MS = 10_000;
 
@@ -116,6 +123,9 @@ export class Air {
   private txs: Transmission[] = [];
   private nextId = 1;
   private hubId: string | null = null;
+  private readonly hubs = new Set<string>();
+  /** Node → its home gateway; only set when several gateways share the air. */
+  private readonly homes = new Map<string, string>();
 
   constructor(
     private readonly sched: SimScheduler,
@@ -124,8 +134,14 @@ export class Air {
 
   /** The gateway: its link to a node is that node's quality. */
   registerHub(radio: AirRadio): void {
-    this.hubId = radio.id;
+    this.hubId ??= radio.id;
+    this.hubs.add(radio.id);
     this.radios.set(radio.id, { radio, quality: null });
+  }
+
+  /** The gateway a node's link quality is measured towards (several gateways on one air). */
+  setHome(nodeId: string, hubId: string): void {
+    this.homes.set(nodeId, hubId);
   }
 
   register(radio: AirRadio, quality: LinkQuality): void {
@@ -152,11 +168,18 @@ export class Air {
     if (o) return o;
     const qa = this.radios.get(a)?.quality ?? null;
     const qb = this.radios.get(b)?.quality ?? null;
-    if (a === this.hubId && qb) return qb;
-    if (b === this.hubId && qa) return qa;
+    if (this.hubs.has(a) && qb) return this.towards(a, b, qb);
+    if (this.hubs.has(b) && qa) return this.towards(b, a, qa);
     // Two nodes: roughly as far apart as their distances to the gateway suggest.
     const rssi = ((qa?.rssi ?? -80) + (qb?.rssi ?? -80)) / 2 - 6;
     return { rssi, snr: snrForRssi(rssi) };
+  }
+
+  private towards(hub: string, node: string, q: LinkQuality): LinkQuality {
+    const home = this.homes.get(node);
+    if (home === undefined || home === hub) return q;
+    const rssi = q.rssi - SITE_DISTANCE_DB;
+    return { rssi, snr: Math.min(q.snr, snrForRssi(rssi)) };
   }
 
   /** Puts a packet on the air now; `onEnd` runs when the last symbol has left the antenna. */

@@ -38,6 +38,16 @@ export interface FleetOptions {
   nodeSpecs?: readonly (NodeSpec | undefined)[];
 }
 
+/**
+ * The air, scheduler and taken addresses several fleets share (one fleet per gateway, see
+ * fleets.ts): one stepped timeline, and no LoRa address twice on the air.
+ */
+export interface SharedAir {
+  sched: SimScheduler;
+  air: Air;
+  used: Set<string>;
+}
+
 export interface NodeSpec {
   mac?: string;
   devType?: number;
@@ -79,13 +89,13 @@ const OUI: Record<number, readonly [number, number, number]> = {
   51: [0x48, 0x27, 0xe2],
 };
 
-export function createFleet(opts: FleetOptions): SimFleet {
+export function createFleet(opts: FleetOptions, shared?: SharedAir): SimFleet {
   if (!Number.isInteger(opts.nodes) || opts.nodes < 0 || opts.nodes > 5000) {
     throw new RangeError(`nodes must be an integer in 0..5000 (got ${opts.nodes})`);
   }
   const root = new Prng(typeof opts.seed === 'number' ? opts.seed : String(opts.seed));
-  const sched = new SimScheduler(opts.clock);
-  const air = new Air(sched, root.fork('air'));
+  const sched = shared?.sched ?? new SimScheduler(opts.clock);
+  const air = shared?.air ?? new Air(sched, root.fork('air'));
   if (opts.lossRate !== undefined) air.lossRate = opts.lossRate;
   const gwOpts: SimGatewayOptions = { resetOnOpen: opts.resetOnOpen ?? false };
   if (opts.gatewayMac) gwOpts.mac = opts.gatewayMac;
@@ -96,7 +106,8 @@ export function createFleet(opts: FleetOptions): SimFleet {
 
   const mix = root.fork('mix');
   const types = fleetTypes(opts.nodes, opts.startblockShare ?? 0.15, mix);
-  const used = new Set<string>([gateway.addr, 'FFFFFF', '000000']);
+  const used = shared?.used ?? new Set<string>();
+  for (const a of [gateway.addr, 'FFFFFF', '000000']) used.add(a);
   const nodes: SimNode[] = types.map((devType, i) => {
     const r = root.fork(`node-${i}`);
     const spec = opts.nodeSpecs?.[i] ?? {};
@@ -121,7 +132,9 @@ export function createFleet(opts: FleetOptions): SimFleet {
       ...(opts.rf ? { rf: opts.rf } : {}),
       ...(opts.nodeTiming ? { timing: opts.nodeTiming } : {}),
     };
-    return new SimNode(nodeOpts, air, sched, r.fork('behaviour'));
+    const node = new SimNode(nodeOpts, air, sched, r.fork('behaviour'));
+    if (shared) air.setHome(node.addr, gateway.addr);
+    return node;
   });
   const faults = new Faults({ air, gateway, nodes, sched, rng: root });
   const spread = Math.max(0, opts.bootSpreadMs ?? 2000);

@@ -27,7 +27,14 @@ export interface SimOnMemory {
 }
 
 export function startSimOnMemory(opts: SimOnMemoryOptions): SimOnMemory {
-  const fleet = createFleet(opts);
+  return serveFleetOnMemory(createFleet(opts), opts);
+}
+
+/** Serves an already created fleet (one of several sharing the air, see fleets.ts). */
+export function serveFleetOnMemory(
+  fleet: SimFleet,
+  opts: Pick<SimOnMemoryOptions, 'clock' | 'latencyMs' | 'path' | 'autoStart'>,
+): SimOnMemory {
   const linkOpts: MemoryLinkOptions = { path: opts.path ?? 'sim', clock: opts.clock };
   if (opts.latencyMs) linkOpts.latencyMs = opts.latencyMs;
   const endpoint = new MemoryEndpoint((device) => fleet.gateway.attach(device), linkOpts);

@@ -28,6 +28,7 @@ const SCOPE_SECTIONS: Record<Scope, readonly string[] | null> = {
   SCENES: ['scenes'],
   // The console section is small: compared whole on every commit, like settings.
   CONSOLE: [],
+  NETWORKS: [],
 };
 
 export class DirtyTracker {

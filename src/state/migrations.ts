@@ -3,8 +3,11 @@
  * devices+groups state (12-hex addresses, groups as a position-indexed list whose
  * position 0 is a hidden all-nodes entry); version 2 is ours; version 3 adds the
  * `console` section (race mode, pinned scenes, battery level, acknowledged alerts — the
- * settings every browser shares), which a version 2 file gets with its defaults. Each
- * step is a pure function from the previous shape to the next.
+ * settings every browser shares), which a version 2 file gets with its defaults; version 4
+ * adds `networks` (one per gateway identity) and each device's `network_id`: an older file
+ * gets network 1, unbound (it binds itself to the gateway that connects first, the one the
+ * install already uses), and every device is put on it. Each step is a pure function from
+ * the previous shape to the next, and loading a current file is a fixed point.
  */
 import * as z from 'zod';
 import { normalizeAddr } from '../protocol/addr.ts';
@@ -16,11 +19,11 @@ import {
   type Device,
   type StateModel,
 } from '../domain/model.ts';
-import type { ConsoleSettings } from '../domain/console-settings.ts';
 import { loadConsoleSettings } from '../domain/console-settings.ts';
 import { loadNativePresets, loadScenes } from '../domain/scenes/library-load.ts';
+import { DEFAULT_NETWORK_ID, loadNetworks } from '../domain/networks.ts';
 
-export const CURRENT_SCHEMA_VERSION = 3;
+export const CURRENT_SCHEMA_VERSION = 4;
 
 const int = (v: unknown, dflt: number, min = 0, max = 255): number =>
   typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : dflt;
@@ -61,9 +64,11 @@ const deviceSchema = z.object({
   last_seen_ts: z.number(),
   last_ack: lastAckSchema,
   online: z.boolean(),
+  // Version 4; absent before (and in a journal record an older build wrote): network 1.
+  network_id: z.number().int().min(1).optional(),
 });
 
-/** The sections versions 2 and 3 share. */
+/** The sections versions 2 to 4 share. */
 const sharedSections = {
   devices: z.array(deviceSchema),
   groups: z.array(
@@ -73,7 +78,11 @@ const sharedSections = {
   native_presets: z.array(z.unknown()),
   scenes: z.array(z.unknown()),
   next_ids: z
-    .object({ native_presets: z.number().int().min(0), scenes: z.number().int().min(0) })
+    .object({
+      native_presets: z.number().int().min(0),
+      scenes: z.number().int().min(0),
+      networks: z.number().int().min(0),
+    })
     .partial()
     .optional(),
   settings: z.object({ led_presets_file: z.string().nullable() }),
@@ -81,14 +90,23 @@ const sharedSections = {
 
 const stateFileV2Schema = z.object({ schema_version: z.literal(2), ...sharedSections });
 
-export const stateFileSchema = z.object({
-  schema_version: z.literal(CURRENT_SCHEMA_VERSION),
+const stateFileV3Schema = z.object({
+  schema_version: z.literal(3),
   ...sharedSections,
   // Checked field by field (console-settings.ts): a bad value falls back to its default.
   console: z.unknown(),
 });
 
-export type StateFile = Omit<z.infer<typeof stateFileSchema>, 'console'> & { console: ConsoleSettings };
+export const stateFileSchema = z.object({
+  schema_version: z.literal(CURRENT_SCHEMA_VERSION),
+  ...sharedSections,
+  console: z.unknown(),
+  // Checked record by record (domain/networks.ts): one bad record must not fail the file.
+  networks: z.unknown(),
+});
+
+export type StateFile = Omit<z.infer<typeof stateFileSchema>, 'console' | 'networks' | 'devices'> &
+  Pick<StateModel, 'console' | 'networks' | 'devices'>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -154,8 +172,9 @@ export function migrateToCurrent(raw: unknown): {
     }
     return { state: migrateV1(raw), fromVersion: 1, notes: [] };
   }
-  if (version === 2 || version === CURRENT_SCHEMA_VERSION) {
-    const parsed = (version === 2 ? stateFileV2Schema : stateFileSchema).safeParse(raw);
+  if (version === 2 || version === 3 || version === CURRENT_SCHEMA_VERSION) {
+    const schema = version === 2 ? stateFileV2Schema : version === 3 ? stateFileV3Schema : stateFileSchema;
+    const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new Error(
@@ -173,22 +192,51 @@ export function migrateToCurrent(raw: unknown): {
     const scenes = loadScenes(state.scenes, state.next_ids?.scenes);
     // v2 → v3: the console settings start at their defaults (v2 kept them in each browser).
     const consoleSection = loadConsoleSettings('console' in state ? state.console : undefined);
-    const { devices, groups, settings } = state as Pick<StateModel, 'devices' | 'groups' | 'settings'>;
+    const nets = assignNetworks(state.devices, 'networks' in state ? state.networks : undefined);
+    const { groups, settings } = state as Pick<StateModel, 'groups' | 'settings'>;
     return {
       state: {
-        devices,
+        devices: nets.devices,
         groups,
         native_presets: presets.items,
         scenes: scenes.items,
-        next_ids: { native_presets: presets.next, scenes: scenes.next },
+        next_ids: {
+          native_presets: presets.next,
+          scenes: scenes.next,
+          networks: Math.max(state.next_ids?.networks ?? 0, ...nets.networks.map((n) => n.id + 1)),
+        },
         settings,
         console: consoleSection.settings,
+        networks: nets.networks,
       },
       fromVersion: version,
-      notes: [...presets.notes, ...scenes.notes, ...consoleSection.notes],
+      notes: [...presets.notes, ...scenes.notes, ...consoleSection.notes, ...nets.notes],
     };
   }
   throw new Error(`unsupported state schema_version ${JSON.stringify(version)}`);
+}
+
+type StoredDevice = z.infer<typeof deviceSchema>;
+
+/**
+ * v3 → v4 (and the check of a v4 file): the network records (network 1 when there are none)
+ * and every device on a network that exists; a device naming an unknown one goes to the
+ * lowest network, with a note. Pure and idempotent.
+ */
+export function assignNetworks(
+  devices: readonly StoredDevice[],
+  rawNetworks: unknown,
+): { devices: Device[]; networks: StateModel['networks']; notes: string[] } {
+  const { networks, notes } = loadNetworks(rawNetworks);
+  const known = new Set(networks.map((n) => n.id));
+  const fallback = known.has(DEFAULT_NETWORK_ID) ? DEFAULT_NETWORK_ID : networks[0]!.id;
+  const out = devices.map((d, i): Device => {
+    const id = d.network_id;
+    if (id !== undefined && !known.has(id))
+      notes.push(`devices.${i}.network_id: no network ${id}, moved to ${fallback}`);
+    return { ...d, network_id: id !== undefined && known.has(id) ? id : fallback };
+  });
+  return { devices: out, networks, notes };
 }
 
 export function serializeState(state: StateModel): string {

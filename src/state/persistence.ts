@@ -233,5 +233,7 @@ function emptyImage(): StateModel {
     scenes: [],
     settings: { led_presets_file: null },
     console: defaultConsoleSettings(),
+    // Nothing on disk: the first write carries network 1.
+    networks: [],
   };
 }

@@ -15,6 +15,8 @@ export const SCOPES = [
   'LED_PRESETS',
   'SCENES',
   'CONSOLE',
+  // The network records (gateway binding, names, radio settings): no contract token.
+  'NETWORKS',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -30,6 +30,10 @@ export interface HostOptions {
   overrides?: HostOverrides;
   /** Run as managed by a timing-application plugin with this shared secret. */
   integrationSecret?: string;
+  /** Simulated gateways, each with its own fleet of `nodes` (default 1). */
+  simGateways?: number;
+  /** Several gateways (the `--gateway` list); `gateway` is then the first. */
+  gateways?: Config['gateway'][];
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
@@ -74,6 +78,8 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     allowedHosts: o.allowedHosts ?? [],
     logLevel: 'silent',
     configFile: null,
+    ...(o.simGateways ? { simGateways: o.simGateways } : {}),
+    ...(o.gateways?.[0] ? { gateways: o.gateways, gateway: o.gateways[0] } : {}),
     ...(o.integrationSecret ? { integration: 'rotorhazard', integrationSecret: o.integrationSecret } : {}),
   };
 }

@@ -20,6 +20,7 @@ export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async
     if (gw.transport === 'sim') warnings.push('gateway: running on the simulated fleet (no hardware)');
     const leftovers = svc.dataFolder.simulatedLeftovers.length;
     if (leftovers > 0) warnings.push(`data: ${leftovers} simulated device(s) saved here by an older version`);
+    warnings.push(...svc.networks.warnings());
     return {
       ok: true,
       ts: svc.clock.now() / 1000,

@@ -14,7 +14,8 @@ import type { Addr } from '../../protocol/types.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
 import type { GroupService } from './groups.ts';
-import { runDiscovery, type DiscoveryProgress } from './discovery-run.ts';
+import type { DiscoveryProgress } from './discovery-run.ts';
+import { runDiscoveryLegs } from './discovery-legs.ts';
 
 /** Wire group used for parking; only when no user group has this id. */
 const PARK_GROUP = 254;
@@ -73,7 +74,7 @@ export class DiscoveryService {
       registry.discoveryRunning = true;
       registry.counters = { onIdentify: () => ctx.bumpRx('rx_replies') };
       try {
-        const out = await runDiscovery(
+        const out = await runDiscoveryLegs(
           { driver, registry, clock },
           ctx,
           { filter, target: target >= 1 ? target : null, parkGroup: canPark ? PARK_GROUP : null },

@@ -214,11 +214,17 @@ export class DeviceRegistry {
     };
     if (r.kind === 'IDENTIFY_REPLY') {
       this.counters.onIdentify?.(addr);
-      this.handleIdentify(addr, r, p.packet.receiver === BROADCAST, heard);
+      this.handleIdentify(addr, r, p.packet.receiver === BROADCAST, heard, p.network_id);
       return;
     }
     const d = this.find(addr);
     if (!d) return; // replies from unknown senders only count once they identify
+    // Several gateways: a reply heard on another network than the device's carries no MAC to
+    // prove it is this node (two networks may share a 6-hex address): not applied.
+    if (p.network_id !== undefined && p.network_id !== d.network_id) {
+      this.log.debug({ addr, via: p.network_id, network: d.network_id }, 'reply via another network ignored');
+      return;
+    }
     this.applyReply(d, r, nowS, heard);
     const note: HeardNote =
       r.kind === 'STATUS_REPLY'
@@ -290,18 +296,39 @@ export class DeviceRegistry {
     r: Extract<InboundPacket['reply'], { kind: 'IDENTIFY_REPLY' }>,
     announcement: boolean,
     heard: (d: Device) => void,
+    /** The network whose gateway heard it (several gateways only). */
+    via?: number,
   ): void {
     let created = false;
     let scopes: Scope[] = ['DEVICES'];
     let restoreTo: number | null = null;
     let d = this.find(addr);
+    // Several gateways: another node (another full MAC) with this 6-hex address on another
+    // network. The stored row stays whose it is; nothing is overwritten.
+    if (d && via !== undefined && d.network_id !== via && d.full_mac !== null && d.full_mac !== r.mac) {
+      this.log.warn(
+        { addr, mac: r.mac, stored_mac: d.full_mac, via, network: d.network_id },
+        'address clash: another node with this address on another network (not applied)',
+      );
+      return;
+    }
     if (!d) {
       d = newDevice(addr, r.mac, r.devType);
+      if (via !== undefined) d.network_id = via;
       this.store.state.devices.push(d);
       created = true;
     }
     const dev = d;
-    const changedIdentity = dev.full_mac !== r.mac || dev.dev_type !== r.devType || dev.version !== r.fw;
+    // The same node (same full MAC) now answers on another network's gateway: it lives on
+    // that channel now, so the host follows the hardware (its group is kept: groups span
+    // networks). Another full MAC on the same address is not this node: never moved here.
+    const moved = via !== undefined && dev.network_id !== via && dev.full_mac === r.mac;
+    if (moved) {
+      this.log.warn({ addr, from: dev.network_id, to: via }, 'device now heard on another network: moved');
+      dev.network_id = via;
+    }
+    const changedIdentity =
+      moved || dev.full_mac !== r.mac || dev.dev_type !== r.devType || dev.version !== r.fw;
     dev.full_mac = r.mac;
     dev.dev_type = r.devType;
     dev.version = r.fw;

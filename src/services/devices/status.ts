@@ -10,9 +10,9 @@ import type { Addr } from '../../protocol/types.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
 import type { GroupService } from './groups.ts';
+import { pollFleetLegs } from './status-legs.ts';
 import {
   FOLLOW_UP_ATTEMPTS,
-  pollFleet,
   RECENTLY_HEARD_S,
   SECOND_CHANCE_ATTEMPTS,
   unicastStatus,
@@ -96,7 +96,7 @@ export class StatusService {
             .map((d) => ({ addr: d.addr, groupId: d.groupId }));
           inScope = targets.map((t) => t.addr);
           ctx.setMeta({ ...meta, stage: 'POLL', answered: 0, total: inScope.length });
-          const heard = await pollFleet(
+          const heard = await pollFleetLegs(
             driver,
             this.deps.clock,
             ctx,
@@ -116,6 +116,7 @@ export class StatusService {
                     : `Asking ${p.stragglers ?? 0} silent devices one by one: ${p.answered} of ${p.expected} answered`,
               }),
             recentlyHeard,
+            (a) => registry.find(a)?.network_id ?? null,
           );
           for (const a of heard) answered.add(a);
         }

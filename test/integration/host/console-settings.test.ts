@@ -152,7 +152,7 @@ describe('console settings', () => {
       schema_version: number;
       console: ConsoleSettings;
     };
-    expect(file.schema_version).toBe(3);
+    expect(file.schema_version).toBe(4);
     expect(file.console).toEqual(expected);
     await withHost({ nodes: 0, dataDir }, async (h) => {
       expect(await read(h)).toEqual(expected);

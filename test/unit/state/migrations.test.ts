@@ -60,7 +60,7 @@ describe('state migrations', () => {
     });
     expect(notes).toEqual([]);
     const v3 = JSON.parse(serializeState(state)) as Record<string, unknown>;
-    expect(v3.schema_version).toBe(3);
+    expect(v3.schema_version).toBe(CURRENT_SCHEMA_VERSION);
     // A hand-edited console section: each bad field falls back alone, with a note.
     const edited = migrateToCurrent({
       ...v3,

@@ -15,6 +15,7 @@ function state(n: number): StateModel {
     scenes: [],
     settings: { led_presets_file: null },
     console: defaultConsoleSettings(),
+    networks: [],
   };
 }
 

@@ -1,0 +1,147 @@
+/**
+ * Which gateways the host drives: the `--gateway` list (serial ports, TCP addresses), the
+ * first gateway that answers auto-detection, or the simulator (`--sim-gateways N`
+ * simulated gateways, each with its own fleet, on one air and one clock). With one entry
+ * this is exactly what the host has always done.
+ */
+import { ScaledClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import type { SimOnMemory } from './sim/sim-host.ts';
+import { detectGateway, SerialLink, TcpLink, type GatewaySpec, type LinkFactory } from './transport/index.ts';
+
+export interface GatewayChoice {
+  linkFactory: LinkFactory;
+  transport: 'serial' | 'tcp' | 'sim';
+  port: string;
+  sim: SimOnMemory | null;
+  clock: Clock;
+}
+
+/** One gateway: what the host has always done. */
+async function chooseGateway(
+  cfg: Config,
+  log: Logger,
+  clockOverride?: Clock,
+  external?: SimOnMemory,
+): Promise<GatewayChoice[]> {
+  return [await chooseOne(cfg, cfg.gateway, log, clockOverride, external)];
+}
+
+async function chooseOne(
+  cfg: Config,
+  spec: GatewaySpec,
+  log: Logger,
+  clockOverride?: Clock,
+  external?: SimOnMemory,
+): Promise<GatewayChoice> {
+  if (external && spec.kind === 'sim') {
+    log.warn({}, 'using an already running SIMULATED gateway and fleet');
+    const clock = external.fleet.clock;
+    return { linkFactory: external.linkFactory, transport: 'sim', port: 'sim', sim: external, clock };
+  }
+  const simClock = (): Clock => clockOverride ?? new ScaledClock(cfg.simTimeScale);
+  // Loaded only when used: on real hardware the simulator costs neither start time nor memory.
+  const sim = async (clock: Clock): Promise<GatewayChoice> => {
+    const { startSimOnMemory } = await import('./sim/sim-host.ts');
+    // The simulated gateway is a board that was plugged in before the host started: it
+    // is up at once (its nodes still power on after the start, as at an event).
+    const s = startSimOnMemory({
+      nodes: cfg.simNodes,
+      seed: cfg.simSeed,
+      clock,
+      autoStart: false,
+      gatewayUp: true,
+    });
+    return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
+  };
+  const real = new ScaledClock(1);
+  const tlog = (msg: string, fields?: object): void => log.debug({ ...fields }, msg);
+  const serial = (path: string): GatewayChoice => ({
+    linkFactory: () => new SerialLink(path, { log: tlog }),
+    transport: 'serial',
+    port: path,
+    sim: null,
+    clock: real,
+  });
+  switch (spec.kind) {
+    case 'sim':
+      log.warn(
+        { nodes: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
+        'using the SIMULATED gateway and fleet',
+      );
+      return sim(simClock());
+    case 'serial':
+      return serial(spec.path);
+    case 'tcp': {
+      const { host, port } = spec;
+      return {
+        linkFactory: () => new TcpLink(host, port, { clock: real }),
+        transport: 'tcp',
+        port: `${host}:${port}`,
+        sim: null,
+        clock: real,
+      };
+    }
+    case 'auto': {
+      const res = await detectGateway({ clock: real, log: tlog });
+      if (res.found) {
+        const path = res.found.path;
+        log.info({ port: path, gateway_mac: res.found.mac, tried: res.tried }, 'gateway found');
+        return serial(path);
+      }
+      log.warn(
+        { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },
+        'no gateway answered the identify ping: using the SIMULATED gateway and fleet',
+      );
+      return sim(simClock());
+    }
+  }
+}
+
+/** Every gateway the configuration names (several: one network each). */
+export async function chooseGateways(
+  cfg: Config,
+  log: Logger,
+  clockOverride?: Clock,
+  external?: SimOnMemory,
+): Promise<GatewayChoice[]> {
+  const specs = cfg.gateways ?? [cfg.gateway];
+  const simCount = cfg.simGateways ?? 1;
+  if (specs.length > 1) {
+    const out: GatewayChoice[] = [];
+    for (const spec of specs) out.push(await chooseOne(cfg, spec, log, clockOverride));
+    log.info({ gateways: out.map((g) => g.port) }, 'several gateways: one network each');
+    return out;
+  }
+  if (simCount <= 1 || external) return chooseGateway(cfg, log, clockOverride, external);
+  if (cfg.gateway.kind === 'auto') {
+    const real = new ScaledClock(1);
+    const res = await detectGateway({ clock: real, log: (msg, fields) => log.debug({ ...fields }, msg) });
+    if (res.found) {
+      log.warn({ port: res.found.path }, 'a gateway answered: --sim-gateways is ignored');
+      return chooseGateway({ ...cfg, gateway: { kind: 'serial', path: res.found.path } }, log);
+    }
+  }
+  const clock = clockOverride ?? new ScaledClock(cfg.simTimeScale);
+  log.warn(
+    { gateways: simCount, nodesEach: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
+    'using SIMULATED gateways and fleets',
+  );
+  const { startSimGatewaysOnMemory } = await import('./sim/fleets.ts');
+  const sims = startSimGatewaysOnMemory({
+    gateways: simCount,
+    nodes: cfg.simNodes,
+    seed: cfg.simSeed,
+    clock,
+    autoStart: false,
+    gatewayUp: true,
+  });
+  return sims.map((s, k) => ({
+    linkFactory: s.linkFactory,
+    transport: 'sim',
+    port: `sim:${k}`,
+    sim: s,
+    clock,
+  }));
+}

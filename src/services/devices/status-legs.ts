@@ -1,0 +1,51 @@
+/**
+ * A status poll with several gateways: the poll (status-poll.ts) runs once per network, in
+ * parallel, each leg on its own gateway with its own devices (broadcast rounds and the
+ * unicast follow-up of the silent ones). Devices of a network whose gateway is not
+ * connected are not asked (they cannot answer). With one gateway this is pollFleet itself.
+ */
+import type { Clock } from '../../clock.ts';
+import { networkLegs } from '../../gateway/radio.ts';
+import type { GatewayDriver, StatusTarget } from '../../gateway/types.ts';
+import type { Addr } from '../../protocol/types.ts';
+import type { TaskContext } from '../../tasks/task-manager.ts';
+import { pollFleet, type PollProgress } from './status-poll.ts';
+
+export async function pollFleetLegs(
+  driver: GatewayDriver,
+  clock: Clock,
+  ctx: TaskContext,
+  filter: number,
+  targets: readonly StatusTarget[],
+  progress: (p: PollProgress) => void,
+  recentlyHeard: ReadonlySet<Addr>,
+  networkOf: (addr: Addr) => number | null,
+): Promise<Set<Addr>> {
+  const legs = networkLegs(driver);
+  if (!legs || legs.length === 0)
+    return pollFleet(driver, clock, ctx, filter, targets, progress, recentlyHeard);
+  const last = new Map<number, PollProgress>();
+  const report = (id: number, p: PollProgress): void => {
+    last.set(id, p);
+    const all = [...last.values()];
+    const stragglers = all.map((x) => x.stragglers).filter((x): x is number => x !== undefined);
+    progress({
+      stage: all.some((x) => x.stage === 'FOLLOW_UP') ? 'FOLLOW_UP' : 'POLL',
+      answered: all.reduce((n, x) => n + x.answered, 0),
+      expected: targets.length,
+      ...(p.group !== undefined ? { group: p.group } : {}),
+      ...(stragglers.length > 0 ? { stragglers: stragglers.reduce((a, b) => a + b, 0) } : {}),
+    });
+  };
+  const parts = await Promise.all(
+    legs.map((leg) => {
+      const mine = targets.filter((t) => networkOf(t.addr) === leg.networkId);
+      return mine.length === 0
+        ? Promise.resolve(new Set<Addr>())
+        : pollFleet(leg.driver, clock, ctx, filter, mine, (p) => report(leg.networkId, p), recentlyHeard);
+    }),
+  );
+  const answered = new Set<Addr>();
+  for (const s of parts) for (const a of s) answered.add(a);
+  return answered;
+}
