@@ -95,6 +95,8 @@ describe('release archive', () => {
     } finally {
       expect(await host.stop()).toBe(0);
     }
-    expect(existsSync(join(data, 'state.json'))).toBe(true);
+    // On the simulator the state lives in the data folder's simulator/ (never the real one).
+    expect(existsSync(join(data, 'simulator', 'state.json'))).toBe(true);
+    expect(existsSync(join(data, 'state.json'))).toBe(false);
   });
 });
