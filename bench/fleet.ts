@@ -10,6 +10,7 @@
  *   npm run bench:fleet                   all sizes, seeds 1–3
  *   npm run bench:fleet -- 100 300        only these sizes
  *   npm run bench:fleet -- --seeds 1      only these seeds (comma separated)
+ *   npm run bench:fleet -- --unconfigured discover into Unconfigured (the Discover dialog's default)
  *
  * Columns:
  *   healthy/weak  nodes whose link never fails on noise (SNR ≥ floor + 1.5 dB) / nodes near
@@ -42,6 +43,8 @@ const seedArg = args.indexOf('--seeds');
 const seeds = seedArg >= 0 ? (args[seedArg + 1] ?? '1').split(',').map(Number) : [1, 2, 3];
 const sizes = args.filter((a, i) => /^\d+$/.test(a) && (seedArg < 0 || i !== seedArg + 1)).map(Number);
 const fleetSizes = sizes.length > 0 ? sizes : [50, 100, 200, 300];
+// Into Unconfigured the responders stay in the filtered group (they answer every round).
+const unconfigured = args.includes('--unconfigured');
 
 interface Row {
   nodes: number;
@@ -92,11 +95,11 @@ async function run(nodes: number, seed: number): Promise<Row> {
 
     const { services } = host;
     let t0 = clock.now();
-    const disc = services.discovery.start({ newGroupName: 'Fleet' });
+    const disc = services.discovery.start(unconfigured ? {} : { newGroupName: 'Fleet' });
     const dres = await waitTask(host, disc.id);
     const discMs = clock.now() - t0;
     const r = (dres.result ?? {}) as { found?: number; targetGroupId?: number };
-    const target = r.targetGroupId ?? -1;
+    const target = unconfigured ? 0 : (r.targetGroupId ?? -1);
     const gw = fleet.gateway.addr;
     const boundSet = new Set(
       fleet.nodes

@@ -131,7 +131,10 @@ export async function runDiscovery(
     // going to answer: only the losers of collisions are left (a share of its news), not
     // another crowd. (Later windows are sized to an estimate, so their silence proves less.)
     const left = quiet > 0 ? 0 : firstAll ? Math.ceil(COLLISION_SHARE * (lastNew ?? 0)) : 2 * (lastNew ?? 0);
-    const crowd = lastNew === null ? null : left + unbound.length + 1;
+    // Bound nodes whose group still matches the filter (discovery into Unconfigured
+    // without parking) answer again: they are part of the crowd the window must hold.
+    const staying = [...found].filter((a) => placed.has(a) && matches(stored(a))).length;
+    const crowd = lastNew === null ? null : left + unbound.length + staying + 1;
     const windowMs = crowd === null ? undefined : Math.ceil(quietMs + crowd * slotMs);
     report('DISCOVER');
     let fresh = 0;
@@ -167,7 +170,7 @@ export async function runDiscovery(
       prevNew = lastNew;
       lastNew = fresh;
       // Only where responders leave the crowd: otherwise every one answers again.
-      firstAll = round === 1 && lastEnd === 'idle' && leaves(plan.target ?? plan.filter);
+      firstAll = round === 1 && lastEnd === 'idle';
     } else {
       quiet++;
       healthyMiss *= silent ? SILENT_MISS : 0.2;
@@ -191,7 +194,18 @@ export async function runDiscovery(
       clock.now() - started > DISCOVERY_BUDGET_MS ||
       // Responders that stay in the crowd answer every round: then only collisions can
       // hide a node, and a few quiet rounds settle it.
-      (!leaves(plan.target ?? plan.filter) && plan.parkGroup === null && quiet >= 3);
+      // (Nobody parked: a park group that was never used changes nothing.)
+      (!leaves(plan.target ?? plan.filter) && parked.size === 0 && quiet >= 3) ||
+      // A small fleet that stays: the first window fell silent before its ceiling (it heard
+      // every node that was going to answer), and a second one, sized for all of them,
+      // heard most of them again and nobody new — the original's single window, confirmed.
+      (!leaves(plan.target ?? plan.filter) &&
+        parked.size === 0 &&
+        firstAll &&
+        quiet >= 1 &&
+        lastEnd === 'idle' &&
+        2 * heard >= found.size &&
+        found.size <= PARK_ABOVE);
 
     // Bind (or park) everyone found but not yet out of the crowd — except after a final
     // silent round: the ones left did not even answer it (weak links), and their group
@@ -211,15 +225,16 @@ export async function runDiscovery(
         pace.quietMs('ack'),
         placed,
         parked,
-        found.size <= PARK_ABOVE && leaves(plan.target ?? plan.filter) ? weak : NONE,
+        found.size <= PARK_ABOVE ? weak : NONE,
         () => report(park ? 'PARK' : 'BIND'),
       );
     if (stop) break;
   }
 
   // Replies to the last round may still be on their way: let them land inside the task
-  // (after a silent last round there are none: its window already waited the quiet time).
-  if (!lastSilent) await clock.sleep(quietMs, ctx.signal).catch(() => undefined);
+  // (after a silent last round there are none: its window already waited the quiet time;
+  // nor after a window that ended idle, which waited it too).
+  if (!lastSilent && lastEnd !== 'idle') await clock.sleep(quietMs, ctx.signal).catch(() => undefined);
   // Parked nodes go back to their stored group (0 for new ones).
   if (parked.size > 0) {
     const items = [...parked].map((addr) => ({ addr, groupId: stored(addr) }));
