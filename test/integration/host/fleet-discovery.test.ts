@@ -67,4 +67,29 @@ describe('discovery of a big fleet', () => {
     },
     60_000,
   );
+
+  // The same into Unconfigured (the Discover dialog's default): the nodes stay in group 0
+  // and answer every round, so the window holds them and one confirming round settles it.
+  it.each([1, 2, 3])(
+    'a-small-fleet-of-12-discovered-into-unconfigured-is-bound-within-6-simulated-seconds-seed-%i',
+    async (seed) => {
+      await withHost({ nodes: 12, seed }, async (h) => {
+        const fleet = h.host.sim?.fleet;
+        if (!fleet) throw new Error('no simulator');
+        await fleet.clock.sleep(8000); // every node booted, its boot announcements are over
+        const t = await runTask(h, '/api/discover', {});
+        expect(t.state).toBe('done');
+        const r = t.result as { found: number; assigned: number };
+        expect(r.found).toBe(12);
+        expect(r.assigned).toBe(12);
+        const unbound = fleet.nodes.filter((n) => {
+          const s = n.snapshot();
+          return s.master !== fleet.gateway.addr || s.groupId !== 0;
+        });
+        expect(unbound.map((n) => n.addr)).toEqual([]);
+        expect((t.ended_ts ?? Infinity) - t.started_ts).toBeLessThanOrEqual(6);
+      });
+    },
+    60_000,
+  );
 });
