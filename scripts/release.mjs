@@ -164,7 +164,9 @@ async function main() {
   const manifest = {
     ...JSON.parse(readFileSync(join(PLUGIN_SRC, 'manifest.json'), 'utf8')),
     version,
-    documentation_uri: pkg.homepage,
+    // Where the project is published decides this link: LIGHTNET_DOCS_URL at release time,
+    // else package.json's homepage (set it to the real repository before publishing).
+    documentation_uri: process.env.LIGHTNET_DOCS_URL || pkg.homepage,
     zip_filename: ZIP_NAME,
   };
   const problems = manifestProblems(manifest, { folder: 'lightnet', version, zipName: ZIP_NAME });
