@@ -50,7 +50,13 @@ export class SocketIoClient {
         if (!this.closed) this.fire('__error', err);
         return;
       }
-      for (const p of body.split('\x1e')) await this.onPacket(p);
+      try {
+        for (const p of body.split('\x1e')) await this.onPacket(p);
+      } catch (err) {
+        // A pong that meets RotorHazard shutting down: the same end as a failed poll.
+        if (!this.closed) this.fire('__error', err);
+        return;
+      }
     }
   }
 
