@@ -236,8 +236,9 @@ export async function runDiscovery(
 
   // Replies to the last round may still be on their way: let them land inside the task
   // (after a silent last round there are none: its window already waited the quiet time;
-  // nor after a window that ended idle, which waited it too).
-  if (!lastSilent && lastEnd !== 'idle') await clock.sleep(quietMs, ctx.signal).catch(() => undefined);
+  // nor, where the nodes stay in the crowd, after a window that ended idle).
+  const idleStays = lastEnd === 'idle' && !leaves(plan.target ?? plan.filter);
+  if (!lastSilent && !idleStays) await clock.sleep(quietMs, ctx.signal).catch(() => undefined);
   // Parked nodes go back to their stored group (0 for new ones).
   if (parked.size > 0) {
     const items = [...parked].map((addr) => ({ addr, groupId: stored(addr) }));
