@@ -13,8 +13,8 @@ import { buildApp, type AppOptions } from './http/app.ts';
 import type { SecurityOptions } from './http/security.ts';
 import type { SseHub } from './http/sse.ts';
 import type { Logger } from './logger.ts';
-import { resolve } from 'node:path';
-import { DataDirLock } from './state/data-lock.ts';
+import { openDataFolder, type DataFolder } from './host-data-folder.ts';
+import { shutdown, wireEvents } from './host-lifecycle.ts';
 import { createDevices, type RecoveryOptions } from './services/devices/index.ts';
 import { createHistory, type HistoryOptions } from './services/history/index.ts';
 import { createLinkTest } from './services/link-test/index.ts';
@@ -39,7 +39,7 @@ import { createNetworks } from './services/networks/index.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
-import { TaskManager, type TaskSnapshot } from './tasks/task-manager.ts';
+import { TaskManager } from './tasks/task-manager.ts';
 
 export interface HostHandle {
   app: FastifyInstance;
@@ -99,44 +99,20 @@ export async function startHost(
   const gws = await chooseGateways(cfg, log, overrides.simClock, overrides.sim);
   const gw = gws[0]!;
   const ownSim = gw.sim !== null && gw.sim !== overrides.sim;
-  // The simulator keeps its own data folder: simulated devices never land in the real one.
-  const simulated = gw.sim !== null;
-  const dataDir = resolve(simulated ? cfg.simDataDir : cfg.dataDir);
-  let lock: DataDirLock;
+  let data: DataFolder;
   try {
-    lock = await DataDirLock.acquire(dataDir, {
-      onTakeover: (stale) =>
-        log.warn(
-          { dataDir, stale_pid: stale?.pid ?? null },
-          'data folder lock of a host that is gone taken over',
-        ),
-    });
+    data = await openDataFolder(cfg, gw.sim !== null, log);
   } catch (err) {
     if (ownSim) for (const g of gws) g.sim?.stop();
     throw err;
   }
-  if (!lock.held)
-    log.warn({ dataDir }, 'data folder takes no writes: running without its lock (changes are refused)');
-  if (simulated) {
-    log.warn(
-      { dataDir, realDataDir: resolve(cfg.dataDir) },
-      `SIMULATOR: simulated devices and their state are kept in ${dataDir}, apart from the real data folder`,
-    );
-  } else log.info({ dataDir }, `data folder ${dataDir}`);
   try {
-    return await startOn(cfg, log, logs, gws, ownSim, { dir: dataDir, simulated, lock }, overrides);
+    return await startOn(cfg, log, logs, gws, ownSim, data, overrides);
   } catch (err) {
     if (ownSim) for (const g of gws) g.sim?.stop();
-    await lock.release();
+    await data.lock.release();
     throw err;
   }
-}
-
-/** Where this host's state lives and the lock that makes it the folder's only host. */
-interface DataFolder {
-  dir: string;
-  simulated: boolean;
-  lock: DataDirLock;
 }
 
 async function startOn(
@@ -404,54 +380,4 @@ async function startOn(
       await data.lock.release();
     },
   };
-}
-
-/** Task boundaries → master events and the post-task refresh; readiness → SSE `gateway`. */
-function wireEvents(svc: AppServices): (() => void)[] {
-  const lastState = new Map<number, TaskSnapshot['state']>();
-  let prevState = '';
-  return [
-    svc.bus.on('task', (t) => {
-      if (lastState.get(t.id) === t.state) return;
-      lastState.set(t.id, t.state);
-      const name = `TASK_${t.name.toUpperCase()}`;
-      if (t.state === 'running') svc.master.note(`${name}_START`);
-      else if (t.state === 'done') {
-        svc.master.note(`${name}_DONE`);
-        svc.bus.emit('scopes', ['DEVICE_MEMBERSHIP']);
-      } else svc.master.note(`${name}_ERROR`, t.last_error);
-    }),
-    svc.driver.on('readiness', () => svc.bus.emit('gateway', svc.master.gateway())),
-    svc.driver.on('master', (m) => {
-      // Count entries into an RX window, not every snapshot taken while one is open.
-      if (m.state === 'RX_WINDOW' && prevState !== 'RX_WINDOW') svc.tasks.bumpCurrent('rx_window_events');
-      prevState = m.state;
-    }),
-  ];
-}
-
-async function shutdown(
-  svc: AppServices,
-  app: FastifyInstance,
-  sse: SseHub,
-  sim: SimOnMemory | null,
-): Promise<void> {
-  const { log } = svc;
-  sse.close();
-  // A scene run holds its request open: stop it, so closing the server need not wait.
-  svc.sceneDispatch.cancel();
-  const closing = app.close();
-  if (svc.tasks.cancel()) {
-    log.info({}, 'cancelling the running task for shutdown');
-    await Promise.race([svc.tasks.settled(), new Promise((r) => setTimeout(r, 5000))]);
-  }
-  // An OTA run that could not finish its own restore in time left its lease behind.
-  await svc.ota.recover();
-  await svc.recovery.stop();
-  // Radio first, so no reply can change state after the final flush.
-  await svc.driver.stop();
-  sim?.stop();
-  await svc.store.close();
-  await closing;
-  log.info({}, 'lightnet stopped');
 }

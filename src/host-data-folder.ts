@@ -1,0 +1,37 @@
+/**
+ * Which data folder this host owns, and its lock: the simulator keeps its own folder
+ * (simulated devices never land in the real one), and only one host may own a folder at a
+ * time (state/data-lock.ts). Says at start which folder is in use and why.
+ */
+import { resolve } from 'node:path';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import { DataDirLock } from './state/data-lock.ts';
+
+/** Where this host's state lives and the lock that makes it the folder's only host. */
+export interface DataFolder {
+  dir: string;
+  simulated: boolean;
+  lock: DataDirLock;
+}
+
+/** Takes the folder's lock (throws DataDirLockedError when another host owns it). */
+export async function openDataFolder(cfg: Config, simulated: boolean, log: Logger): Promise<DataFolder> {
+  const dir = resolve(simulated ? cfg.simDataDir : cfg.dataDir);
+  const lock = await DataDirLock.acquire(dir, {
+    onTakeover: (stale) =>
+      log.warn(
+        { dataDir: dir, stale_pid: stale?.pid ?? null },
+        'data folder lock of a host that is gone taken over',
+      ),
+  });
+  if (!lock.held)
+    log.warn({ dataDir: dir }, 'data folder takes no writes: running without its lock (changes are refused)');
+  if (simulated) {
+    log.warn(
+      { dataDir: dir, realDataDir: resolve(cfg.dataDir) },
+      `SIMULATOR: simulated devices and their state are kept in ${dir}, apart from the real data folder`,
+    );
+  } else log.info({ dataDir: dir }, `data folder ${dir}`);
+  return { dir, simulated, lock };
+}
