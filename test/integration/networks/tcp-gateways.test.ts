@@ -1,42 +1,7 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { withHost } from '../harness.ts';
+import { startSimProcess } from '../sim-process.ts';
 import { runTask } from '../host/helpers.ts';
-
-/** `src/sim/cli.ts --listen 127.0.0.1:0` with its own gateway MAC; resolves the port it printed. */
-function startSimProcess(nodes: number, seed: number, mac: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/sim/cli.ts',
-      '--listen',
-      '127.0.0.1:0',
-      '--sim-nodes',
-      String(nodes),
-      '--sim-seed',
-      String(seed),
-      '--gateway-mac',
-      mac,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const port = new Promise<number>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    rl.on('line', (line) => {
-      try {
-        const j = JSON.parse(line) as { port?: number };
-        if (typeof j.port === 'number') resolve(j.port);
-      } catch {
-        /* not a JSON line */
-      }
-    });
-    child.once('exit', (c) => reject(new Error(`sim exited with ${c}`)));
-  });
-  return { child, port };
-}
 
 describe('a --gateway list over TCP', () => {
   it('two-tcp-gateways-become-two-networks-on-an-empty-data-folder', async () => {
