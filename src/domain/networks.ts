@@ -20,6 +20,18 @@ export interface Network {
    * yet, learned from the gateway at its first contact.
    */
   rf: RfConfig | null;
+  /**
+   * An RF migration in progress (task `rf_migration`): the nodes may be on either channel,
+   * so a crash mid-way resumes knowing both, and the gateway is accepted on either.
+   */
+  migration: NetworkMigration | null;
+}
+
+export interface NetworkMigration {
+  from: RfConfig;
+  to: RfConfig;
+  /** Epoch ms. */
+  started_ts: number;
 }
 
 export const DEFAULT_NETWORK_ID = 1;
@@ -36,6 +48,7 @@ export const newNetwork = (
   name: defaultNetworkName(id),
   gateway_mac: gatewayMac,
   rf,
+  migration: null,
 });
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -56,6 +69,15 @@ function loadRf(v: unknown): RfConfig | null {
   if (!RF_KEYS.every((k) => typeof v[k] === 'number')) return null;
   const rf = Object.fromEntries(RF_KEYS.map((k) => [k, v[k]])) as unknown as RfConfig;
   return validateRfConfig(rf) === null ? rf : null;
+}
+
+function loadMigration(v: unknown): NetworkMigration | null {
+  if (!isRecord(v)) return null;
+  const from = loadRf(v.from);
+  const to = loadRf(v.to);
+  const ts = v.started_ts;
+  if (!from || !to || typeof ts !== 'number' || !Number.isFinite(ts)) return null;
+  return { from, to, started_ts: ts };
 }
 
 export const normalizeGatewayMac = (v: unknown): string | null => {
@@ -94,10 +116,13 @@ export function loadNetworks(raw: unknown): { networks: Network[]; notes: string
     }
     const rf = r.rf == null ? null : loadRf(r.rf);
     if (r.rf != null && rf === null) notes.push(`networks.${i}.rf: invalid radio settings, cleared`);
+    const migration = r.migration == null ? null : loadMigration(r.migration);
+    if (r.migration != null && migration === null)
+      notes.push(`networks.${i}.migration: not a migration record (from, to, started_ts), cleared`);
     ids.add(id);
     names.add(name.toLowerCase());
     if (mac) macs.add(mac);
-    out.push({ id, name, gateway_mac: mac, rf });
+    out.push({ id, name, gateway_mac: mac, rf, migration });
   }
   if (out.length === 0) out.push(newNetwork(DEFAULT_NETWORK_ID));
   out.sort((a, b) => a.id - b.id);

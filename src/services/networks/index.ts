@@ -118,7 +118,7 @@ export function createNetworks(deps: {
           let n = state.networks.find((x) => x.id === decision.networkId);
           if (!n) {
             const id = nextNetworkId(state.networks, state.next_ids?.networks);
-            n = { id, name: uniqueName(state.networks, id), gateway_mac: null, rf: null };
+            n = { id, name: uniqueName(state.networks, id), gateway_mac: null, rf: null, migration: null };
             state.networks.push(n);
             state.next_ids = { native_presets: 0, scenes: 0, ...state.next_ids, networks: id + 1 };
           }

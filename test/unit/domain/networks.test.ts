@@ -14,6 +14,27 @@ describe('networks (domain)', () => {
     expect(loadNetworks('x').networks).toEqual([newNetwork(1)]);
   });
 
+  it('a-migration-in-progress-is-kept-and-a-broken-one-is-cleared-with-a-note', () => {
+    const from = {
+      freqHz: 867_700_000,
+      bwKhzX10: 1250,
+      sf: 7,
+      crDen: 5,
+      syncWord: 18,
+      txPowerDbm: 14,
+      preamble: 8,
+    };
+    const to = { ...from, freqHz: 868_200_000 };
+    const ok = loadNetworks([{ id: 1, name: 'A', migration: { from, to, started_ts: 5 } }]);
+    expect(ok.networks[0]!.migration).toEqual({ from, to, started_ts: 5 });
+    expect(ok.notes).toEqual([]);
+    const bad = loadNetworks([
+      { id: 1, name: 'A', migration: { from, to: { ...to, sf: 99 }, started_ts: 5 } },
+    ]);
+    expect(bad.networks[0]!.migration).toBeNull();
+    expect(bad.notes.join()).toContain('networks.0.migration');
+  });
+
   it('gateway-macs-are-normalized-to-12-upper-hex', () => {
     expect(normalizeGatewayMac('aa:bb:cc:dd:ee:ff')).toBe('AABBCCDDEEFF');
     expect(normalizeGatewayMac('AABBCCDDEEF')).toBeNull();

@@ -36,7 +36,9 @@ describe('state schema 4: networks', () => {
     const { state, fromVersion, notes } = migrateToCurrent(v3File(3));
     expect(fromVersion).toBe(3);
     expect(notes).toEqual([]);
-    expect(state.networks).toEqual([{ id: 1, name: 'Network 1', gateway_mac: null, rf: null }]);
+    expect(state.networks).toEqual([
+      { id: 1, name: 'Network 1', gateway_mac: null, rf: null, migration: null },
+    ]);
     expect(state.devices.map((d) => d.network_id)).toEqual([1, 1, 1]);
     // Nothing else of a device changes.
     expect(state.devices.map((d) => d.groupId)).toEqual([0, 1, 0]);
@@ -86,9 +88,9 @@ describe('state schema 4: networks', () => {
     file.devices[2]!.network_id = 9;
     const { state, notes } = migrateToCurrent(file);
     expect(state.networks).toEqual([
-      { id: 1, name: 'Track A', gateway_mac: 'AABBCCDDEE01', rf: RF },
-      { id: 2, name: 'Track B', gateway_mac: 'AABBCCDDEE02', rf: null },
-      { id: 3, name: 'Network 3', gateway_mac: null, rf: null },
+      { id: 1, name: 'Track A', gateway_mac: 'AABBCCDDEE01', rf: RF, migration: null },
+      { id: 2, name: 'Track B', gateway_mac: 'AABBCCDDEE02', rf: null, migration: null },
+      { id: 3, name: 'Network 3', gateway_mac: null, rf: null, migration: null },
     ]);
     expect(state.devices.map((d) => d.network_id)).toEqual([1, 2, 1]);
     expect(notes).toEqual([
