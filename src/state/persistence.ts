@@ -7,7 +7,7 @@
  * that both snapshot files already hold. Loading reads the snapshot (or its backup) and
  * replays the journal. See README "Data directory" for the guarantees.
  */
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateModel } from '../domain/model.ts';
 import { defaultConsoleSettings } from '../domain/console-settings.ts';
@@ -15,6 +15,7 @@ import type { DirtyHint } from './dirty.ts';
 import { defaultWrite, fsyncDir, tempPrefix, writeFileDurable, type WriteFn } from './durable-write.ts';
 import { encodeRecord, JournalFile } from './journal.ts';
 import { readState, type LoadResult } from './load-state.ts';
+import { CURRENT_SCHEMA_VERSION } from './migrations.ts';
 import { serializeSnapshot } from './snapshot.ts';
 import { applyOps, diffState, jsonCopy } from './state-diff.ts';
 
@@ -90,6 +91,8 @@ export class FileStatePersistence implements StatePersistence {
     await mkdir(this.dataDir, { recursive: true });
     await this.removeStrayTemps();
     const r = await readState(this.dataDir, this.path, this.backupPath, this.journalPath);
+    if (r.source === 'main' && r.fromVersion < CURRENT_SCHEMA_VERSION)
+      await this.keepOlderVersion(r.fromVersion);
     this.image = jsonCopy(r.state);
     this.seq = r.seq;
     this.mainSeq = r.mainSeq;
@@ -103,6 +106,26 @@ export class FileStatePersistence implements StatePersistence {
       await writeFileDurable(join(this.dataDir, ALARM_FILE), text, { mode: 0o600 }).catch(() => undefined);
     }
     return r;
+  }
+
+  /**
+   * Before the first write in a newer schema: the older files as they are, in `backups/`.
+   * An older build refuses the newer schema loudly; this copy is the way back to it.
+   */
+  private async keepOlderVersion(version: number): Promise<void> {
+    const dir = join(this.dataDir, 'backups');
+    const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const taken = new Set(await readdir(dir));
+    let base = `state-v${version}-${t}`;
+    for (let n = 1; taken.has(`${base}.json`); n++) base = `state-v${version}-${t}-${n}`;
+    const journal = await readFile(this.journalPath).catch(() => null);
+    if (journal && journal.length > 0)
+      await writeFileDurable(join(dir, `${base}.journal`), journal, { mode: 0o600, write: this.write });
+    await writeFileDurable(join(dir, `${base}.json`), await readFile(this.path), {
+      mode: 0o600,
+      write: this.write,
+    });
   }
 
   commit(model: StateModel, hint: DirtyHint | null = null): Promise<void> {

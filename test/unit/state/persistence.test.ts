@@ -145,3 +145,31 @@ describe('state file persistence', () => {
     await expect(new FileStatePersistence(dir2).load()).rejects.toThrow(/state\.json .* is a FIFO/);
   });
 });
+
+describe('an older schema on disk', () => {
+  it('is-kept-byte-for-byte-in-backups-before-the-first-write-in-the-new-schema', async () => {
+    const dir = await tmp();
+    const v3 = JSON.stringify({
+      schema_version: 3,
+      devices: [],
+      groups: [{ id: 1, name: 'Start', dev_type: 0 }],
+      native_presets: [],
+      scenes: [],
+      next_ids: { native_presets: 0, scenes: 0 },
+      settings: { led_presets_file: null },
+      console: {},
+    });
+    await writeFile(join(dir, 'state.json'), v3);
+    const p = new FileStatePersistence(dir);
+    const r = await p.load();
+    expect(r.fromVersion).toBe(3);
+    await p.compact();
+    const kept = (await readdir(join(dir, 'backups'))).filter((f) => f.startsWith('state-v3-'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(dir, 'backups', kept[0]!), 'utf8')).toBe(v3);
+    expect(JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')).schema_version).toBeGreaterThan(3);
+    // A later start of the new schema keeps no second copy.
+    await new FileStatePersistence(dir).load();
+    expect((await readdir(join(dir, 'backups'))).filter((f) => f.startsWith('state-v3-'))).toHaveLength(1);
+  });
+});
