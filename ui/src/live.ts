@@ -27,7 +27,13 @@ import { loadConsole } from './console.ts';
 import type { Gateway, Master, RecoveryProgress, SceneProgress, Task } from './types.ts';
 import { get } from './api.ts';
 import { describeTaskEnd } from './task-text.ts';
-import { applyNetworks, loadNetworks, noteMaster, scheduleNetworks } from './networks/networks-store.ts';
+import {
+  applyNetworks,
+  loadNetworks,
+  noteGateway,
+  noteMaster,
+  scheduleNetworks,
+} from './networks/networks-store.ts';
 import type { NetworksAnswer } from './networks/network-types.ts';
 
 type Listener<T> = (data: T) => void;
@@ -123,8 +129,8 @@ function open(): void {
   src.addEventListener('refresh', (e) => {
     const data = parse<{ what: string[] }>(e as MessageEvent);
     for (const what of data?.what ?? []) {
-      // The networks' device counts follow the devices; `networks` is the host's own token.
-      if (what === 'devices' || what === 'networks') scheduleNetworks();
+      // The host's own token (the networks' device counts follow the device list itself).
+      if (what === 'networks') scheduleNetworks();
       if (what === 'devices') scheduleDevices();
       else if (what === 'groups') void loadGroups().catch((err) => toastError('Loading groups failed', err));
       else if (what === 'native_presets')
@@ -153,10 +159,10 @@ function open(): void {
   src.addEventListener('gateway', (e) => {
     const g = parse<Gateway>(e as MessageEvent);
     if (!g) return;
-    const was = gateway.value?.ready;
+    const prev = gateway.value;
+    const was = prev?.ready;
     gateway.value = g;
-    // A gateway came or went: its network's state and the unassigned list change.
-    scheduleNetworks();
+    noteGateway(prev, g);
     if (was === false && g.ready) toast('Gateway connection re-established');
   });
   src.addEventListener('recovery', (e) => {
