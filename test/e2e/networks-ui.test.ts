@@ -226,6 +226,7 @@ describe('networks in the UI', () => {
         await discoverAll(h);
       });
       const page = b.page;
+      await page.setViewportSize({ width: 1280, height: 800 });
       // Three gateways where two networks exist: the third belongs to none.
       await withHost({ nodes: 3, seed: 3, simGateways: 3, dataDir: dir }, async (h) => {
         await eventually(
