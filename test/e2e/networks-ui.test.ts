@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { describeRf } from '../../src/domain/rf-channels.ts';
+import { describeRf, findChannel } from '../../src/domain/rf-channels.ts';
 import type { RfConfig } from '../../src/protocol/types.ts';
 import type { SimOnMemory } from '../../src/sim/sim-host.ts';
 import { withHost, type Harness } from '../integration/harness.ts';
@@ -217,6 +217,44 @@ describe('networks in the UI', () => {
       });
     });
   }
+
+  it('a-networks-event-and-refresh-token-from-the-host-are-picked-up', async () => {
+    await withHost({ nodes: 2, seed: 6, simGateways: 2 }, async (h) => {
+      const page = b.page;
+      await page.setViewportSize({ width: 1280, height: 800 });
+      // The page's stream, reachable from the test (the host sends neither message yet).
+      await page.addInitScript(`
+        const Real = window.EventSource;
+        window.EventSource = class extends Real {
+          constructor(...a) { super(...a); window.__stream = this; }
+        };
+      `);
+      await page.goto(h.url + '/');
+      await page.getByTestId('network-pill-2').waitFor();
+      const send = (type: string, data: unknown) =>
+        page.evaluate(
+          `window.__stream.dispatchEvent(new MessageEvent(${JSON.stringify(type)}, { data: ${JSON.stringify(JSON.stringify(data))} }))`,
+        );
+      // The refresh token reloads the list.
+      const reload = page.waitForRequest((r) => r.url().endsWith('/api/networks'));
+      await send('refresh', { what: ['networks'] });
+      await reload;
+      // The event's list is applied as it comes: here it names a gateway in no network.
+      const body = await networks(h);
+      const rf = findChannel('EU868', 3)!.rf;
+      await send('networks', {
+        networks: body.networks,
+        unassigned: [{ label: 'tcp:10.0.0.9:7000', gateway_mac: 'AABBCCDDEEFF', ready: true, rf }],
+      });
+      await page
+        .getByTestId('banner-unassigned-gateway')
+        .getByText('A gateway (MAC AA:BB:CC:DD:EE:FF, EU868 ch 3 · 868.7 MHz) belongs to no network', {
+          exact: false,
+        })
+        .waitFor();
+      expect(b.errors).toEqual([]);
+    });
+  });
 
   it('a-gateway-in-no-network-and-a-missing-gateway-are-named-in-banners', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lightnet-e2e-networks-'));
