@@ -52,6 +52,13 @@ const OVERLAYS: Record<string, Overlay> = {
       await click(p, 'Import from RaceLink…');
     },
   },
+  'networks-dialog': {
+    kind: 'dialog',
+    open: async (p) => {
+      await p.getByRole('button', { name: 'Settings' }).click();
+      await click(p, 'Networks…');
+    },
+  },
   'device-detail': {
     kind: 'dialog',
     open: async (p, h) => {

@@ -27,6 +27,14 @@ import { loadConsole } from './console.ts';
 import type { Gateway, Master, RecoveryProgress, SceneProgress, Task } from './types.ts';
 import { get } from './api.ts';
 import { describeTaskEnd } from './task-text.ts';
+import {
+  applyNetworks,
+  loadNetworks,
+  noteGateway,
+  noteMaster,
+  scheduleNetworks,
+} from './networks/networks-store.ts';
+import type { NetworksAnswer } from './networks/network-types.ts';
 
 type Listener<T> = (data: T) => void;
 const refreshListeners = new Map<string, Set<() => void>>();
@@ -105,7 +113,7 @@ function open(): void {
     const pending = firstLoad ?? Promise.resolve();
     firstLoad = null;
     void pending
-      .then(() => loadAll())
+      .then(() => Promise.all([loadAll(), loadNetworks()]))
       .then(() => {
         for (const fn of reconnectListeners) fn();
         if (wasLost && everOpened) toast('Connection to host re-established');
@@ -121,6 +129,8 @@ function open(): void {
   src.addEventListener('refresh', (e) => {
     const data = parse<{ what: string[] }>(e as MessageEvent);
     for (const what of data?.what ?? []) {
+      // The host's own token (the networks' device counts follow the device list itself).
+      if (what === 'networks') scheduleNetworks();
       if (what === 'devices') scheduleDevices();
       else if (what === 'groups') void loadGroups().catch((err) => toastError('Loading groups failed', err));
       else if (what === 'native_presets')
@@ -137,13 +147,22 @@ function open(): void {
   });
   src.addEventListener('master', (e) => {
     const m = parse<Master>(e as MessageEvent);
-    if (m) master.value = m;
+    if (!m) return;
+    master.value = m;
+    noteMaster(m);
+  });
+  // Sent by hosts that announce networks changes themselves (bind, readiness, rename).
+  src.addEventListener('networks', (e) => {
+    const n = parse<Partial<NetworksAnswer>>(e as MessageEvent);
+    if (n) applyNetworks(n);
   });
   src.addEventListener('gateway', (e) => {
     const g = parse<Gateway>(e as MessageEvent);
     if (!g) return;
-    const was = gateway.value?.ready;
+    const prev = gateway.value;
+    const was = prev?.ready;
     gateway.value = g;
+    noteGateway(prev, g);
     if (was === false && g.ready) toast('Gateway connection re-established');
   });
   src.addEventListener('recovery', (e) => {
@@ -182,7 +201,9 @@ export function startLive(): void {
   // more before the first row shows); the load on connect below still runs after it (as
   // revalidations), so nothing changed between the two is missed, and unchanged rows keep
   // their objects (no redraw).
-  firstLoad = loadAll().catch(() => undefined);
+  firstLoad = Promise.all([loadAll(), loadNetworks()])
+    .then(() => undefined)
+    .catch(() => undefined);
   open();
   // Release the connection at once when the tab goes away (browsers cap them per host).
   addEventListener('pagehide', () => es?.close());

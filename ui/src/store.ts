@@ -48,8 +48,10 @@ export interface GroupStats {
   total: number;
   online: number;
   caps: Record<string, number>;
+  /** Members per network id (the sidebar's chips with several networks). */
+  networks: Record<number, number>;
 }
-const EMPTY_STATS: GroupStats = { total: 0, online: 0, caps: {} };
+const EMPTY_STATS: GroupStats = { total: 0, online: 0, caps: {}, networks: {} };
 /**
  * Per-group device counts and capabilities, derived from the live device list: a node
  * announcing itself refreshes `devices` only, so the group rows' own counts can lag.
@@ -58,8 +60,9 @@ export const groupStats = computed(() => {
   const m = new Map<number, GroupStats>();
   for (const d of devices.value) {
     let s = m.get(d.groupId);
-    if (!s) m.set(d.groupId, (s = { total: 0, online: 0, caps: {} }));
+    if (!s) m.set(d.groupId, (s = { total: 0, online: 0, caps: {}, networks: {} }));
     s.total++;
+    if (d.network_id !== undefined) s.networks[d.network_id] = (s.networks[d.network_id] ?? 0) + 1;
     if (d.online) s.online++;
     for (const c of d.dev_type_caps) s.caps[c] = (s.caps[c] ?? 0) + 1;
   }

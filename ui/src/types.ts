@@ -28,6 +28,8 @@ export interface Device {
   state?: 'online' | 'rejoining' | 'offline';
   /** Why the device is offline (state offline), else null. */
   offline_reason?: string | null;
+  /** The network (gateway) the device belongs to; hosts before networks leave it out. */
+  network_id?: number;
 }
 
 /** Field recovery progress (SSE `recovery`, GET /api/recovery): the host's own type. */
@@ -65,6 +67,8 @@ export interface Master {
   last_event: string;
   last_event_ts: number;
   last_error: string | null;
+  /** With several gateways: each network's own snapshot (the top level is the worst). */
+  networks?: (Omit<Master, 'networks'> & { network_id: number; network: string })[];
 }
 
 export interface Gateway {
@@ -76,6 +80,10 @@ export interface Gateway {
   gateway_mac?: string | null;
   next_retry_in_s?: number | null;
   stats?: Record<string, number>;
+  /** With several gateways: each one's readiness and its network (the top level aggregates). */
+  gateways?: (Omit<Gateway, 'gateways'> & { network_id: number; network: string })[];
+  networks_ready?: number;
+  networks_total?: number;
 }
 
 export interface Health {

@@ -5,7 +5,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { viewportW } from '../common/viewport.ts';
 import { columnChoice, resetColumns, setColumn } from './column-choice.ts';
-import { COLUMNS, shownByDefault } from './columns.ts';
+import { availableColumns, shownByDefault } from './columns.ts';
 
 export function ColumnsMenu() {
   const ref = useRef<HTMLDetailsElement>(null);
@@ -35,20 +35,22 @@ export function ColumnsMenu() {
         Columns
       </summary>
       <div class="menu-panel" role="group" aria-label="Table columns">
-        {COLUMNS.filter((c) => c.key !== 'name').map((c) => {
-          const on = choice[c.key] ?? shownByDefault(c, width);
-          return (
-            <label key={c.key} class="check" title={c.title}>
-              <input
-                type="checkbox"
-                checked={on}
-                onChange={(e) => setColumn(c.key, e.currentTarget.checked)}
-              />{' '}
-              {c.label}
-              {c.optional && <span class="muted small-text"> (health)</span>}
-            </label>
-          );
-        })}
+        {availableColumns()
+          .filter((c) => c.key !== 'name')
+          .map((c) => {
+            const on = choice[c.key] ?? shownByDefault(c, width);
+            return (
+              <label key={c.key} class="check" title={c.title}>
+                <input
+                  type="checkbox"
+                  checked={on}
+                  onChange={(e) => setColumn(c.key, e.currentTarget.checked)}
+                />{' '}
+                {c.label}
+                {c.optional && <span class="muted small-text"> (health)</span>}
+              </label>
+            );
+          })}
         <button type="button" class="small ghost" onClick={resetColumns} disabled={!chosen}>
           Fit to window
         </button>

@@ -15,6 +15,7 @@ import { rowChanged } from '../common/row-update.ts';
 import type { Device } from '../types.ts';
 import { COL_CLASS } from './columns.ts';
 import { MiddleEllipsis } from '../common/MiddleEllipsis.tsx';
+import { NetworkChip } from '../networks/NetworkChip.tsx';
 
 const STATE_TEXT = { online: 'Online', rejoining: 'Rejoining', offline: 'Offline' } as const;
 
@@ -152,6 +153,8 @@ export interface RowProps {
   top: number;
   selected: boolean;
   groupLabel: string;
+  /** The device's network name ('' when the host does not say). */
+  networkLabel: string;
   effect: string;
   now: number;
   flash: boolean;
@@ -224,6 +227,12 @@ function cell(key: string, p: RowProps): ComponentChildren {
           )}
         </>
       );
+    case 'network':
+      return d.network_id === undefined ? (
+        <span class="muted">—</span>
+      ) : (
+        <NetworkChip id={d.network_id} name={p.networkLabel} />
+      );
     case 'type':
       return (
         <button
@@ -291,6 +300,7 @@ const CELL_TITLE: Record<string, (p: RowProps) => string> = {
   addr: (p) => formatMac(p.d.full_mac, p.d.addr),
   effect: (p) => p.effect,
   group: (p) => `${p.groupLabel} (group #${p.d.groupId})`,
+  network: (p) => (p.networkLabel ? `Network ${p.networkLabel} (#${p.d.network_id})` : ''),
   nrssi: (p) => (p.d.node_rssi ? `RSSI ${p.d.node_rssi} dBm · SNR ${p.d.node_snr} dB` : 'not heard yet'),
   hrssi: (p) => (p.d.host_rssi ? `RSSI ${p.d.host_rssi} dBm · SNR ${p.d.host_snr} dB` : 'not heard yet'),
   config: (p) => configPills(p.d).join(', ') || 'nothing set',
@@ -303,6 +313,7 @@ export class Row extends Component<RowProps> {
       'top',
       'selected',
       'groupLabel',
+      'networkLabel',
       'effect',
       'flash',
       'warnPerCell',

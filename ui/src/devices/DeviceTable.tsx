@@ -16,7 +16,9 @@ import { changedAt, devices, effectNames, groupsById, nowS } from '../store.ts';
 import type { Device } from '../types.ts';
 import { viewportW } from '../common/viewport.ts';
 import { thresholds } from '../common/battery.ts';
-import { COL_CLASS, COLUMNS, colWidth, columnsFor, nameMinRem, type Column } from './columns.ts';
+import { COL_CLASS, COLUMNS, colWidth, columnsFor, nameMinRem, networkName, type Column } from './columns.ts';
+import { multiNetwork, networks } from '../networks/networks-store.ts';
+import { networkFilter } from './network-filter.ts';
 import { Row } from './DeviceRow.tsx';
 import { groupFilter } from './Sidebar.tsx';
 import { columnChoice } from './column-choice.ts';
@@ -37,12 +39,22 @@ const groupName = (id: number): string => groupsById.value.get(id)?.name ?? `#${
 /** The devices the group filter and the search show, sorted. */
 export const visibleRows = computed<Device[]>(() => {
   const gf = groupFilter.value;
+  // The network filter only counts while there are several (its control hides with one).
+  const nf =
+    multiNetwork.value && networks.value.some((n) => n.id === networkFilter.value)
+      ? networkFilter.value
+      : null;
   const q = search.value;
   const col = COLUMNS.find((c) => c.key === sortKey.value) ?? COLUMNS[0]!;
   const dir = sortDir.value;
   // Sort keys computed once per row, not once per comparison.
   const keyed = devices.value
-    .filter((d) => (gf === null || d.groupId === gf) && matchesSearch(d, groupName(d.groupId), q))
+    .filter(
+      (d) =>
+        (gf === null || d.groupId === gf) &&
+        (nf === null || d.network_id === nf) &&
+        matchesSearch(d, groupName(d.groupId), q),
+    )
     .map((d) => ({ d, k: col.value(d) }));
   keyed.sort(
     (a, b) => dir * compareValues(a.k, b.k) || (a.d.addr < b.d.addr ? -1 : a.d.addr > b.d.addr ? 1 : 0),
@@ -256,6 +268,7 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
               top={(first + i) * rowH}
               selected={sel.has(d.addr)}
               groupLabel={byId.get(d.groupId)?.name ?? '?'}
+              networkLabel={networkName(d)}
               effect={names.get(d.effectId) ?? String(d.effectId)}
               now={now}
               flash={nowMs - (flashes.get(d.addr) ?? 0) < 1000}

@@ -19,6 +19,7 @@ import { LedPresetsDialog } from './LedPresetsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
 import { ColumnsMenu } from './ColumnsMenu.tsx';
+import { NetworkFilter } from './NetworkFilter.tsx';
 import { downloadCsv, fleetCsv } from '../health/fleet-csv.ts';
 import { loadLinks } from '../health/data.ts';
 import { thresholds } from '../common/battery.ts';
@@ -155,6 +156,7 @@ export function DevicesPage() {
             value={search.value}
             onInput={(e) => (search.value = e.currentTarget.value)}
           />
+          <NetworkFilter />
           <ColumnsMenu />
           <button
             type="button"

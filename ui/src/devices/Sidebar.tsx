@@ -1,4 +1,7 @@
-/** Group sidebar: All / Unconfigured / user groups with online counts and capabilities. */
+/**
+ * Group sidebar: All / Unconfigured / user groups with online counts and capabilities
+ * (and, with several networks, which networks the members are on).
+ */
 import { signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
@@ -8,6 +11,32 @@ import { devices, groups, statsOf, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Group } from '../types.ts';
 import { duplicateWarning } from '../common/group-names.ts';
+import { multiNetwork, networksById } from '../networks/networks-store.ts';
+import { NetworkChip } from '../networks/NetworkChip.tsx';
+
+/** With several networks: which networks a group's members are on, and how many on each. */
+function GroupNetworks({ counts }: { counts: Record<number, number> }) {
+  if (!multiNetwork.value) return null;
+  const entries = Object.entries(counts).map(([id, n]) => [Number(id), n] as const);
+  if (entries.length === 0) return null;
+  const byId = networksById.value;
+  return (
+    <span class="net-chips" data-testid="group-networks">
+      {entries.map(([id, n]) => {
+        const name = byId.get(id)?.name ?? `#${id}`;
+        return (
+          <NetworkChip
+            key={id}
+            id={id}
+            name={name}
+            count={n}
+            title={`${n} member${n === 1 ? '' : 's'} on ${name}`}
+          />
+        );
+      })}
+    </span>
+  );
+}
 
 /** null = all devices. */
 export const groupFilter = signal<number | null>(null);
@@ -88,6 +117,7 @@ function GroupRow({ g }: { g: Group }) {
           {g.name} <span class="muted">#{g.id}</span>
         </span>
         <span class="caps muted">{capsSummary(stats.caps) || 'empty'}</span>
+        <GroupNetworks counts={stats.networks} />
       </button>
       <span class={`count ${countCls}`} title={`${online} online of ${total}`}>
         {online} / {total}

@@ -7,6 +7,7 @@
 import { configPills } from '../common/config-pills.ts';
 import { links } from '../health/data.ts';
 import { effectNames, groupsById } from '../store.ts';
+import { multiNetwork, networksById } from '../networks/networks-store.ts';
 import type { Device } from '../types.ts';
 
 export interface Column {
@@ -23,14 +24,30 @@ export interface Column {
   minVw?: number;
   /** Off unless the operator turns it on (Columns menu). */
   optional?: boolean;
+  /** The column exists only while this holds (Network: from two networks on). */
+  when?: () => boolean;
 }
 
 const groupName = (id: number): string => groupsById.value.get(id)?.name ?? `#${id}`;
+/** The device's network name ('' for hosts that do not say). */
+export const networkName = (d: Device): string =>
+  d.network_id === undefined ? '' : (networksById.value.get(d.network_id)?.name ?? `#${d.network_id}`);
 
 export const COLUMNS: Column[] = [
   { key: 'name', label: 'Name', value: (d) => d.name },
   { key: 'addr', label: 'MAC', value: (d) => d.full_mac ?? d.addr, cls: 'mono', w: 9.2, minVw: 1180 },
   { key: 'group', label: 'Group', value: (d) => groupName(d.groupId), w: 8.6, minVw: 700 },
+  {
+    key: 'network',
+    label: 'Network',
+    title: 'The network (gateway) the device belongs to',
+    value: networkName,
+    w: 6.4,
+    // A laptop keeps its room for the name (the pills, filter and sidebar chips name the
+    // networks there); the Columns menu turns it on.
+    minVw: 1400,
+    when: () => multiNetwork.value,
+  },
   {
     key: 'type',
     label: 'Type',
@@ -143,6 +160,9 @@ document.head.append(widths);
 export const shownByDefault = (c: Column, width: number): boolean =>
   !c.optional && (c.minVw === undefined || width >= c.minVw);
 
+/** Columns that exist now (the Network column only from two networks on). */
+export const availableColumns = (): Column[] => COLUMNS.filter((c) => !c.when || c.when());
+
 /** The columns to draw: the operator's choice per column, else the default; Name always. */
 export const columnsFor = (width: number, choice: Readonly<Record<string, boolean>> = {}): Column[] =>
-  COLUMNS.filter((c) => c.key === 'name' || (choice[c.key] ?? shownByDefault(c, width)));
+  availableColumns().filter((c) => c.key === 'name' || (choice[c.key] ?? shownByDefault(c, width)));

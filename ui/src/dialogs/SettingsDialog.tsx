@@ -1,6 +1,7 @@
 /**
  * Fleet settings (battery thresholds, shared by every browser), backup and restore, the
- * import from RaceLink (its own dialog), and the keyboard shortcut list.
+ * entries to the Networks dialog and the import from RaceLink (their own dialogs), and the
+ * keyboard shortcut list.
  */
 import { useState } from 'preact/hooks';
 import { apiUrl, post } from '../api.ts';
@@ -11,6 +12,7 @@ import { toast, toastError } from '../toasts.ts';
 import { confirmAction } from './confirm.tsx';
 import { Modal } from './Modal.tsx';
 import { RaceLinkImportDialog } from './RaceLinkImportDialog.tsx';
+import { openNetworks } from '../networks/networks-store.ts';
 
 /** Restores a backup file chosen by the operator (after a confirmation). */
 async function restoreFrom(file: File): Promise<void> {
@@ -106,6 +108,23 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
               }}
             />
           </label>
+        </div>
+        <h3>Networks</h3>
+        <p class="muted">
+          The gateways this host drives, the network (radio channel and devices) each one serves, and any
+          gateway that belongs to no network.
+        </p>
+        <div class="buttons start">
+          <button
+            type="button"
+            data-testid="networks-open"
+            onClick={() => {
+              onClose();
+              openNetworks();
+            }}
+          >
+            Networks…
+          </button>
         </div>
         <h3>Import from RaceLink</h3>
         <p class="muted">

@@ -10,6 +10,8 @@ import { toastError } from '../toasts.ts';
 import { Chart } from './Chart.tsx';
 import { DeviceLinkTest } from './DeviceLinkTest.tsx';
 import { fetchHistory, type DeviceHistory } from './data.ts';
+import { multiNetwork, networksById } from '../networks/networks-store.ts';
+import { NetworkChip } from '../networks/NetworkChip.tsx';
 
 /** Reloads at most this often while polls keep changing the device. */
 const RELOAD_MS = 2000;
@@ -83,6 +85,15 @@ export function DeviceDetail({ addr, onClose }: { addr: string; onClose: () => v
             {d.online ? 'Online' : 'Offline'}
           </span>
           <span class="muted">last seen {relativeTime(d.last_seen_ts, nowS.value)}</span>
+          {multiNetwork.value && d.network_id !== undefined && (
+            <span data-testid="device-network">
+              network{' '}
+              <NetworkChip
+                id={d.network_id}
+                name={networksById.value.get(d.network_id)?.name ?? `#${d.network_id}`}
+              />
+            </span>
+          )}
           {b && b.cells > 0 && (
             <span class={`lvl-${b.level}`}>
               {(d.voltage_mV / 1000).toFixed(2)} V · {b.cells}S · {b.perCellV.toFixed(2)} V/cell

@@ -17,6 +17,10 @@ const GATEWAY_STATES: [string, string][] = [
     'This browser lost the host (restart, network): nothing shown is live until it reconnects.',
   ],
   ['SIMULATED GATEWAY', 'No hardware: the host runs its built-in simulator. Nothing reaches real nodes.'],
+  [
+    'Track A · IDLE (several gateways)',
+    'One pill per network, named after it: green ready, blue transmitting, red DOWN (its gateway lost its link) or MISSING (not attached), amber NOT READY, NO GATEWAY or CONFLICT. The tooltip gives the gateway’s MAC, port and channel; a click opens the Networks dialog (also in ⚙ Settings).',
+  ],
 ];
 
 const FLAGS: [string, string][] = [
@@ -61,6 +65,10 @@ const MARKS: [string, string][] = [
   [
     'Config',
     'What the node reported of its own configuration: MAC filter (it obeys only its master), MAC filter persist, AP open (its WiFi access point is open: an alert). Columns ▾ turns it on.',
+  ],
+  [
+    'Network',
+    'With several gateways: the network (gateway) a device belongs to — a column (Columns ▾), a filter beside the search, and chips on each group in the sidebar with how many of its members are on each network.',
   ],
   [
     'Columns ▾ / Export CSV',

@@ -20,6 +20,8 @@ import { LogPage } from '../log/LogPage.tsx';
 import { RacePage } from '../race/RacePage.tsx';
 import { HelpPage } from '../help/HelpPage.tsx';
 import { PageLink } from '../common/PageLink.tsx';
+import { NetworksDialog } from '../networks/NetworksDialog.tsx';
+import { networksDialogOpen } from '../networks/networks-store.ts';
 
 let started = false;
 function startOnce(): void {
@@ -145,6 +147,7 @@ export function App() {
       {battery && <BatteryDialog onClose={() => setBattery(false)} />}
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
       {native && <NativePresetsDialog onClose={() => setNative(false)} />}
+      {networksDialogOpen.value && <NetworksDialog onClose={() => (networksDialogOpen.value = false)} />}
       <ConfirmHost />
       <Toasts />
     </div>

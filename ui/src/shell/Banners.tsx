@@ -1,10 +1,11 @@
-/** Banner strip: connection problems, state not saved or lost, simulated fleet, low battery, the timing application's heat. */
+/** Banner strip: connection problems (per network with several gateways), state not saved or lost, simulated fleet, low battery, the timing application's heat. */
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { gateway, health, link, loadHealth, loadMaster } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { lowBattery } from '../common/battery.ts';
 import { HeatBanner } from './HeatBanner.tsx';
+import { NetworkBanners, perNetworkBanners } from '../networks/NetworkBanners.tsx';
 
 export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
   const g = gateway.value;
@@ -30,6 +31,12 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
       void loadMaster().catch(() => {});
     }
   };
+  const retryButton = (
+    <button type="button" onClick={retry} disabled={retrying}>
+      {retrying ? 'Retrying…' : 'Retry connection'}
+    </button>
+  );
+  const perNetwork = perNetworkBanners();
   return (
     <div class="banners">
       {link.value === 'lost' && (
@@ -53,14 +60,17 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
         </div>
       )}
       <HeatBanner />
-      {g && !g.ready && (
-        <div class="banner bad" role="alert" data-testid="banner-gateway">
-          Gateway not connected{g.last_error ? `: ${g.last_error}` : ''}
-          {typeof g.next_retry_in_s === 'number' ? ` — retrying in ${Math.ceil(g.next_retry_in_s)} s` : ''}
-          <button type="button" onClick={retry} disabled={retrying}>
-            {retrying ? 'Retrying…' : 'Retry connection'}
-          </button>
-        </div>
+      {perNetwork ? (
+        <NetworkBanners retry={retryButton} />
+      ) : (
+        g &&
+        !g.ready && (
+          <div class="banner bad" role="alert" data-testid="banner-gateway">
+            Gateway not connected{g.last_error ? `: ${g.last_error}` : ''}
+            {typeof g.next_retry_in_s === 'number' ? ` — retrying in ${Math.ceil(g.next_retry_in_s)} s` : ''}
+            {retryButton}
+          </div>
+        )
       )}
       {g?.transport === 'sim' && (
         <div class="banner sim" data-testid="banner-sim">

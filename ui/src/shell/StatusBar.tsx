@@ -1,4 +1,4 @@
-/** Status bar: gateway pill, simulator badge, last activity, the running task. */
+/** Status bar: gateway pill (one per network with several), simulator badge, last activity, the running task. */
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { formatElapsed, relativeTime } from '../format.ts';
@@ -9,6 +9,8 @@ import { PageLink } from '../common/PageLink.tsx';
 import { eventText, optionLabels, taskLabel, taskMessage } from '../task-text.ts';
 import { progressView } from '../common/task-progress.ts';
 import { toast, toastError } from '../toasts.ts';
+import { NetworkPills } from '../networks/NetworkPills.tsx';
+import { multiNetwork } from '../networks/networks-store.ts';
 
 const STATE_CLASS: Record<string, string> = {
   IDLE: 'good',
@@ -167,7 +169,7 @@ export function StatusBar() {
   const g = gateway.value;
   return (
     <div class="status-bar">
-      <GatewayPill />
+      {multiNetwork.value ? <NetworkPills /> : <GatewayPill />}
       {g?.transport === 'sim' && (
         <span
           class="pill sim"

@@ -1,0 +1,105 @@
+/**
+ * Banners with several gateways, one per problem, each naming its network: a gateway
+ * down or missing (its devices are unreachable), one still connecting, a network without
+ * a gateway, a gateway tuned differently from its network, a gateway in no network. They
+ * replace the single "Gateway not connected" banner, whose aggregate names one network only.
+ */
+import type { ComponentChildren } from 'preact';
+import { gateway, link } from '../store.ts';
+import { channelText, gatewayMacText, networkStatus } from './network-view.ts';
+import { networks, openNetworks, unassignedGateways } from './networks-store.ts';
+import type { NetworkInfo } from './network-types.ts';
+
+/** Whether the banners go per network: several networks, or several gateways attached. */
+export const perNetworkBanners = (): boolean =>
+  networks.value.length >= 2 || Array.isArray(gateway.value?.gateways);
+
+const devicesText = (n: number): string => `its ${n} device${n === 1 ? '' : 's'}`;
+
+function NetworksButton() {
+  return (
+    <button type="button" onClick={openNetworks}>
+      Networks…
+    </button>
+  );
+}
+
+function Banner({ tone, id, children }: { tone: 'bad' | 'amber'; id: string; children: ComponentChildren }) {
+  return (
+    <div class={`banner ${tone}`} role={tone === 'bad' ? 'alert' : undefined} data-testid={id}>
+      {children}
+    </div>
+  );
+}
+
+function NetworkBanner({ n, retry }: { n: NetworkInfo; retry: ComponentChildren }) {
+  const live = gateway.value?.gateways?.find((g) => g.network_id === n.id) ?? null;
+  const s = networkStatus(n, { gateway: live });
+  const gw = live ?? n.gateway;
+  const id = `banner-network-${n.id}`;
+  if (s.tone === 'bad') {
+    const retrying =
+      typeof gw?.next_retry_in_s === 'number' ? ` — retrying in ${Math.ceil(gw.next_retry_in_s)} s` : '';
+    return (
+      <Banner tone="bad" id={id}>
+        <span>
+          Gateway of {n.name} is not connected — {devicesText(n.device_count)}{' '}
+          {n.device_count === 1 ? 'is' : 'are'} unreachable
+          {gw?.last_error ? ` (${gw.last_error})` : ''}
+          {retrying}
+        </span>
+        {retry}
+      </Banner>
+    );
+  }
+  if (s.word === 'NOT READY')
+    return (
+      <Banner tone="amber" id={id}>
+        Gateway of {n.name} is connecting — {devicesText(n.device_count)} wait for it
+      </Banner>
+    );
+  if (s.word === 'NO GATEWAY' && n.device_count > 0)
+    return (
+      <Banner tone="amber" id={id}>
+        <span>
+          {n.name} has no gateway — {devicesText(n.device_count)} {n.device_count === 1 ? 'is' : 'are'}{' '}
+          unreachable
+        </span>
+        <NetworksButton />
+      </Banner>
+    );
+  if (s.word === 'CONFLICT')
+    return (
+      <Banner tone="amber" id={id}>
+        <span>
+          Gateway of {n.name} is tuned differently from its network ({n.conflict?.fields.join(', ')}) —{' '}
+          {devicesText(n.device_count)} are not heard
+        </span>
+        <NetworksButton />
+      </Banner>
+    );
+  return null;
+}
+
+export function NetworkBanners({ retry }: { retry: ComponentChildren }) {
+  // Without the host the last known states are stale: the link banner says so instead.
+  if (link.value === 'lost' || !perNetworkBanners()) return null;
+  return (
+    <>
+      {networks.value.map((n) => (
+        <NetworkBanner key={n.id} n={n} retry={retry} />
+      ))}
+      {unassignedGateways.value
+        .filter((g) => g.gateway_mac !== null)
+        .map((g) => (
+          <Banner key={g.label} tone="amber" id="banner-unassigned-gateway">
+            <span>
+              A gateway (MAC {gatewayMacText(g.gateway_mac)}, {channelText(g.rf)}) belongs to no network — it
+              carries no traffic
+            </span>
+            <NetworksButton />
+          </Banner>
+        ))}
+    </>
+  );
+}

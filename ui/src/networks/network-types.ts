@@ -1,0 +1,36 @@
+/** Shapes of `GET /api/networks` (and the `networks` stream event) as the UI reads them. */
+import type { RfConfig } from '../../../src/protocol/types.ts';
+import type { Gateway } from '../types.ts';
+
+export type { RfConfig };
+
+/** ready · not_ready (attached, not ready) · missing (not attached) · no_gateway (none assigned). */
+export type NetworkState = 'ready' | 'not_ready' | 'missing' | 'no_gateway';
+
+export interface NetworkInfo {
+  id: number;
+  name: string;
+  gateway_mac: string | null;
+  state: NetworkState;
+  gateway: Gateway | null;
+  device_count: number;
+  online_count: number;
+  rf: RfConfig | null;
+  /** Added by the channel-plan work: the gateway's RF differs from the network's record. */
+  conflict?: { gateway_rf: RfConfig | null; fields: string[] } | null;
+  migration?: { from: RfConfig; to: RfConfig; started_ts: number } | null;
+}
+
+export interface UnassignedGatewayInfo {
+  label: string;
+  gateway_mac: string | null;
+  ready: boolean;
+  rf: RfConfig | null;
+  /** Nodes heard announcing through it (channel-plan work; absent before it). */
+  unknown_heard?: number;
+}
+
+export interface NetworksAnswer {
+  networks: NetworkInfo[];
+  unassigned: UnassignedGatewayInfo[];
+}
