@@ -32,6 +32,7 @@ import {
 import { buildControlFlags, FLAG, SYNC_FLAG_TRIGGER_ARMED } from '../../protocol/flags.ts';
 import { encodeRequestBody } from '../../protocol/packets.ts';
 import { BROADCAST, type Addr, type M2NRequest } from '../../protocol/types.ts';
+import { planAcrossNetworks } from './network-plan.ts';
 import { controlFields, effectiveUserFlags, startblockPayload, STARTBLOCK_SLOTS } from './plan-fields.ts';
 
 /** A known device as the planner needs it. */
@@ -43,6 +44,14 @@ export interface PlanDevice {
   brightness: number;
   /** First slot and slot count of a start-block device, else null. */
   startblock: { first: number; slots: number } | null;
+  /** The network the device lives on (absent: the one network). */
+  network?: number;
+}
+
+/** A network as the planner needs it (only given when several gateways run). */
+export interface PlanNetwork {
+  id: number;
+  name: string;
 }
 
 export interface PlanContext {
@@ -53,6 +62,13 @@ export interface PlanContext {
   optimize: boolean;
   /** The current heat's start-block slots from a timing application (1-based); none standalone. */
   heatSlots?: readonly StartblockSlot[];
+  /**
+   * The networks when several gateways run (one or none: today's plan, untouched). Each
+   * network in a scene's scope is then planned with its own devices (network-plan.ts).
+   */
+  networks?: readonly PlanNetwork[];
+  /** The scene's explicit `networks` (restricts broadcasts and SYNC); absent or null: automatic. */
+  scope?: readonly number[] | null;
 }
 
 export interface PlannedFrame {
@@ -64,6 +80,16 @@ export interface PlannedFrame {
   via: 'send' | 'stream';
   /** Which part of an offset_group this frame belongs to (child = its index). */
   part?: { stage: 'offset' } | { stage: 'child'; child: number };
+  /** The network whose gateway sends it (several gateways only). */
+  network?: number;
+}
+
+/** One network's share of an action (several gateways only): sent in order, in parallel with the others. */
+export interface PlannedPart {
+  network: number;
+  frames: PlannedFrame[];
+  /** Why this network sends nothing for the action, else null. */
+  degraded: string | null;
 }
 
 export interface PlannedAction {
@@ -75,6 +101,8 @@ export interface PlannedAction {
   /** Why nothing is sent for this action (unknown device, missing preset, …), else null. */
   degraded: string | null;
   detail: Record<string, unknown>;
+  /** Several gateways: the frames per network (`frames` is their concatenation). */
+  parts?: PlannedPart[];
 }
 
 const BROADCAST_GROUP = 255;
@@ -88,8 +116,12 @@ const frame = (receiver: Addr, request: M2NRequest, via: PlannedFrame['via'] = '
   via,
 });
 
-interface Env {
+export interface Env {
   ctx: PlanContext;
+  /** Devices stored on another network: a target naming one sends nothing here. */
+  foreign: ReadonlySet<Addr>;
+  /** Which of a target's groups this network plans for (null: all, the one-network case). */
+  localGroup: ((groupId: number) => boolean) | null;
   known: number[];
   /** Broadcast may stand in for a groups list covering every known group. */
   collapse: boolean;
@@ -118,15 +150,22 @@ function coversKnown(env: Env, groups: readonly number[]): boolean {
 const sameSet = (a: readonly number[], b: readonly number[]): boolean =>
   a.length === b.length && a.every((g) => b.includes(g));
 
+const localGroups = (env: Env, groups: readonly number[]): number[] =>
+  env.localGroup ? groups.filter(env.localGroup) : [...groups];
+
 function addresses(env: Env, target: ActionTarget, broadcastOk: (groups: number[]) => boolean): Address[] {
   switch (target.kind) {
     case 'broadcast':
       return [{ receiver: BROADCAST, groupId: BROADCAST_GROUP }];
-    case 'groups':
-      if (broadcastOk(target.value)) return [{ receiver: BROADCAST, groupId: BROADCAST_GROUP }];
-      return target.value.map((g) => ({ receiver: BROADCAST, groupId: g }));
+    case 'groups': {
+      const groups = localGroups(env, target.value);
+      if (groups.length === 0) return [];
+      if (broadcastOk(groups)) return [{ receiver: BROADCAST, groupId: BROADCAST_GROUP }];
+      return groups.map((g) => ({ receiver: BROADCAST, groupId: g }));
+    }
     case 'device': {
       const dev = env.ctx.devices.find((d) => d.addr === target.value);
+      if (!dev && env.foreign.has(target.value)) return [];
       if (!dev) throw new Degraded('target_not_found', { target });
       return [{ receiver: dev.addr, groupId: dev.groupId }];
     }
@@ -163,7 +202,8 @@ function effectFrames(
     const brightness = a.params.brightness ?? typicalBrightness(env, a.target);
     const flags = buildControlFlags(effectiveUserFlags(a.flags_override, 0, forceOffset), brightness);
     const addrs = addresses(env, a.target, broadcastOk);
-    env.lastPresetBri = brightness;
+    // Another network's share of a target sends nothing here: this gateway's autosync is unchanged.
+    if (addrs.length > 0 || env.localGroup === null) env.lastPresetBri = brightness;
     return addrs.map((ad) =>
       frame(ad.receiver, {
         op: 'PRESET',
@@ -202,8 +242,10 @@ function startblockFrames(env: Env, a: StartblockAction): PlannedFrame[] {
     if (t.kind === 'device') return d.addr === t.value;
     return t.kind === 'broadcast' || t.value.includes(d.groupId);
   });
-  if (a.target.kind === 'device' && reached.length === 0)
+  if (a.target.kind === 'device' && reached.length === 0) {
+    if (env.foreign.has(a.target.value)) return [];
     throw new Degraded('target_not_found', { target: a.target });
+  }
   const devices = reached.filter((d) => d.startblock !== null);
   if (a.target.kind === 'device' && devices.length === 0) throw new Degraded('not_a_startblock_device');
   // The current heat comes from a timing application; standalone the slots are sent empty.
@@ -235,7 +277,7 @@ interface ContainerPlan {
 
 /** Children's frames after a given phase 1 (its settledness decides the broadcast collapse). */
 function containerPlan(env: Env, a: OffsetGroupAction, offsets: OffsetPlan): ContainerPlan {
-  const participants = a.target.kind === 'broadcast' ? ('all' as const) : a.target.value;
+  const participants = a.target.kind === 'broadcast' ? ('all' as const) : localGroups(env, a.target.value);
   const formulaMode = a.offset.mode !== 'none';
   // A child addressed to exactly the participants reaches exactly them as one broadcast
   // with OFFSET_MODE set, once every known group is configured or was sent NONE (§6.4).
@@ -267,7 +309,7 @@ const planPackets = (p: ContainerPlan): number => p.offsets.ops.length + p.child
 
 function offsetGroupFrames(env: Env, a: OffsetGroupAction, detail: Record<string, unknown>): PlannedFrame[] {
   const input = {
-    participants: a.target.kind === 'broadcast' ? ('all' as const) : a.target.value,
+    participants: a.target.kind === 'broadcast' ? ('all' as const) : localGroups(env, a.target.value),
     known: env.known,
     offset: a.offset,
     optimize: env.ctx.optimize,
@@ -336,7 +378,7 @@ function gateWarning(env: Env, frames: readonly PlannedFrame[]): string | null {
   return `groups ${list} are left in the other offset mode by an earlier offset_group: their nodes drop this packet`;
 }
 
-function planOne(env: Env, a: SceneAction, index: number): PlannedAction {
+export function planOne(env: Env, a: SceneAction, index: number): PlannedAction {
   const detail: Record<string, unknown> = {};
   const out: PlannedAction = { index, kind: a.kind, frames: [], delayMs: 0, degraded: null, detail };
   const topBroadcastOk = (groups: number[]): boolean => coversKnown(env, groups);
@@ -379,10 +421,16 @@ export function knownGroups(devices: readonly PlanDevice[]): number[] {
   return [...new Set(devices.map((d) => d.groupId).filter((g) => g >= 0 && g <= 254))].sort((a, b) => a - b);
 }
 
-/** Plans every action of a scene, in order. */
-export function planScene(actions: readonly SceneAction[], ctx: PlanContext): PlannedAction[] {
-  const env: Env = {
+/** A planning environment over `ctx.devices` (one network's, or the whole fleet's). */
+export function newEnv(
+  ctx: PlanContext,
+  foreign: ReadonlySet<Addr> = new Set(),
+  localGroup: Env['localGroup'] = null,
+): Env {
+  return {
     ctx,
+    foreign,
+    localGroup,
     known: knownGroups(ctx.devices),
     // A device whose group change is unconfirmed may still listen on its old group:
     // per-group packets then stay the honest choice.
@@ -390,5 +438,11 @@ export function planScene(actions: readonly SceneAction[], ctx: PlanContext): Pl
     lastPresetBri: null,
     offsetState: new Map(),
   };
+}
+
+/** Plans every action of a scene, in order (several networks: each in scope, see network-plan.ts). */
+export function planScene(actions: readonly SceneAction[], ctx: PlanContext): PlannedAction[] {
+  if (ctx.networks && ctx.networks.length > 1) return planAcrossNetworks(actions, ctx);
+  const env = newEnv(ctx);
   return actions.map((a, i) => planOne(env, a, i));
 }
