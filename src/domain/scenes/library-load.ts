@@ -127,7 +127,8 @@ export function loadScenes(raw: readonly unknown[], persistedNext?: number): Loa
 function loadScope(v: unknown, where: string, notes: string[]): number[] | null {
   if (v === undefined || v === null) return null;
   const ids = Array.isArray(v) ? v.filter((x): x is number => Number.isInteger(x) && (x as number) >= 1) : [];
-  if (!Array.isArray(v) || ids.length !== v.length) notes.push(`${where}: networks ids dropped (not network ids)`);
+  if (!Array.isArray(v) || ids.length !== v.length)
+    notes.push(`${where}: networks ids dropped (not network ids)`);
   return ids.length > 0 ? [...new Set(ids)].sort((a, b) => a - b) : null;
 }
 

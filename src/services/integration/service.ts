@@ -60,8 +60,7 @@ const MAX_START_AHEAD_MS = 5 * 60_000;
 export class IntegrationService {
   private current: Heat | null = null;
   private pending:
-    | (PendingStart & { timer: { cancel(): void }; frames: PlannedFrame[]; release: () => void })
-    | null = null;
+    (PendingStart & { timer: { cancel(): void }; frames: PlannedFrame[]; release: () => void }) | null = null;
   private lastStart: StartOutcome | null = null;
   /** Scenes to start at a race's announced start (key → moment and timer). */
   private readonly scheduled = new Map<string, { at_epoch_ms: number; timer: { cancel(): void } }>();

@@ -59,7 +59,8 @@ export class BlackoutService {
     const frame = (d: GatewayDriver, flags: number) =>
       d.send(BROADCAST, { op: 'PRESET', groupId: ALL_GROUPS, flags, presetId: 0, brightness: 0 }, opts);
     // Both frames are queued at once: the second does not wait for the first's outcome.
-    const both = (d: GatewayDriver): Promise<TxOutcome[]> => Promise.all([frame(d, 0), frame(d, FLAG.OFFSET_MODE)]);
+    const both = (d: GatewayDriver): Promise<TxOutcome[]> =>
+      Promise.all([frame(d, 0), frame(d, FLAG.OFFSET_MODE)]);
     const networks = this.deps.router?.networks() ?? null;
     const base = { scene_cancelled: scene.cancelled ? scene.scene : null, task_cancelled: task };
     let report: BlackoutReport;
@@ -78,7 +79,12 @@ export class BlackoutService {
           const outcomes = await both(r.driver);
           const bad = outcomes.find((o) => !o.ok);
           const sent = outcomes.filter((o) => o.ok).length;
-          return { network_id: n.id, name: n.name, sent, error: bad && !bad.ok ? `${n.name}: ${bad.detail}` : null };
+          return {
+            network_id: n.id,
+            name: n.name,
+            sent,
+            error: bad && !bad.ok ? `${n.name}: ${bad.detail}` : null,
+          };
         }),
       );
       const reached = parts.filter((p) => p.sent > 0).map((p) => p.network_id);

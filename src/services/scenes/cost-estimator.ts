@@ -210,7 +210,9 @@ export function estimateCost(
     for (const n of new Set(plan.flatMap((a) => (a.parts ?? []).map((x) => x.network))))
       perNetwork.set(n, zero());
   const per_action: ActionCost[] = plan.map((a) => {
-    const e = networked ? networkedCost(a, loraOf, perNetwork) : exactCost(a, p, lora.wire_overhead_ms_per_packet);
+    const e = networked
+      ? networkedCost(a, loraOf, perNetwork)
+      : exactCost(a, p, lora.wire_overhead_ms_per_packet);
     for (const k of Object.keys(total) as (keyof Exact)[]) total[k] += e[k];
     const detail: Record<string, unknown> = { ...a.detail };
     if (a.degraded) detail.degraded = a.degraded;

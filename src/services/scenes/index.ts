@@ -62,8 +62,7 @@ export function createScenes(d: {
     clock,
     log,
     presets: nativePresets,
-    planContext: () =>
-      dispatchRef?.planContext() ?? { devices: [], optimize: true, preset: () => undefined },
+    planContext: () => dispatchRef?.planContext() ?? { devices: [], optimize: true, preset: () => undefined },
   });
   // Group ids are positions: deleting one renumbers the scene actions that name groups.
   d.groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));

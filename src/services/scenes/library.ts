@@ -88,7 +88,10 @@ export class SceneService {
     const actions = body.actions === undefined ? sc.actions : this.validateActions(body.actions);
     const stop = parseStop(body.stop_on_error, sc.stop_on_error);
     // An omitted `networks` keeps the stored scope, re-checked against the new actions.
-    const scope = this.validateScope(body.networks === undefined ? (sc.networks ?? null) : body.networks, actions);
+    const scope = this.validateScope(
+      body.networks === undefined ? (sc.networks ?? null) : body.networks,
+      actions,
+    );
     const now = isoSeconds(this.deps.clock.now());
     this.deps.store.mutate(['SCENES'], () => {
       Object.assign(sc, { label, actions, stop_on_error: stop, updated: now });

@@ -107,7 +107,9 @@ function networkEnvs(f: NetworkFacts, ctx: PlanContext): Map<number, Env> {
   const envs = new Map<number, Env>();
   for (const id of f.ids) {
     const own: PlanDevice[] = ctx.devices.filter((d) => f.networkOf.get(d.addr) === id);
-    const foreign = new Set<Addr>(ctx.devices.filter((d) => f.networkOf.get(d.addr) !== id).map((d) => d.addr));
+    const foreign = new Set<Addr>(
+      ctx.devices.filter((d) => f.networkOf.get(d.addr) !== id).map((d) => d.addr),
+    );
     const local = (g: number): boolean => {
       const members = f.groupNetworks.get(g);
       return !members || members.size === 0 || members.has(id);
@@ -124,7 +126,8 @@ export function planAcrossNetworks(actions: readonly SceneAction[], ctx: PlanCon
   return actions.map((a, index) => {
     const nets = a.kind === 'sync' ? scope : actionNetworks(f, a);
     // A delay, or a target no network knows: planned once, without a network.
-    if (nets.length === 0) return { ...planOne(newEnv({ ...ctx, networks: undefined }), a, index), parts: [] };
+    if (nets.length === 0)
+      return { ...planOne(newEnv({ ...ctx, networks: undefined }), a, index), parts: [] };
     const planned = nets.map((n) => ({ n, p: planOne(envs.get(n) as Env, a, index) }));
     const parts: PlannedPart[] = planned.map(({ n, p }) => ({
       network: n,

@@ -12,7 +12,11 @@ import { networkFacts } from './network-plan.ts';
 
 const MAX_NETWORKS = 64;
 
-export function checkScope(value: unknown, actions: readonly SceneAction[], ctx: PlanContext): number[] | null {
+export function checkScope(
+  value: unknown,
+  actions: readonly SceneAction[],
+  ctx: PlanContext,
+): number[] | null {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value) || value.length === 0)
     throw new ValidationError('networks: must be a non-empty list of network ids, or null for automatic');
@@ -54,6 +58,7 @@ function checkTargets(ids: readonly number[], actions: readonly SceneAction[], c
   actions.forEach((a, i) => {
     if (a.kind === 'delay' || a.kind === 'sync') return;
     check(a.target, `actions[${i}]`);
-    if (a.kind === 'offset_group') a.actions.forEach((c, j) => check(c.target, `actions[${i}].actions[${j}]`));
+    if (a.kind === 'offset_group')
+      a.actions.forEach((c, j) => check(c.target, `actions[${i}].actions[${j}]`));
   });
 }

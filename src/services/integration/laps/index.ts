@@ -86,8 +86,12 @@ export function createRaceLights(d: {
     heat: () => d.integration.heat(),
     planEffect: (target, params) => d.sceneDispatch.planEffect(target, params),
     send: (f, deadlineMs) => {
-      const r = f.network !== undefined && d.router ? d.router.route(f.network) : { ok: true as const, driver: d.driver };
-      if (!r.ok) return Promise.resolve({ ok: false as const, reason: 'link_down' as const, detail: r.error });
+      const r =
+        f.network !== undefined && d.router
+          ? d.router.route(f.network)
+          : { ok: true as const, driver: d.driver };
+      if (!r.ok)
+        return Promise.resolve({ ok: false as const, reason: 'link_down' as const, detail: r.error });
       return r.driver.send(f.receiver, f.request, { priority: 'interactive', deadlineMs });
     },
     radioBacklog: () => d.driver.stats().queueDepth,

@@ -348,7 +348,11 @@ export class RaceLightsService {
       };
     if (look.kind === 'preset') {
       const { flags, presetId, brightness } = look;
-      return { ...net, receiver: f.receiver, request: { op: 'PRESET', groupId, flags, presetId, brightness } };
+      return {
+        ...net,
+        receiver: f.receiver,
+        request: { op: 'PRESET', groupId, flags, presetId, brightness },
+      };
     }
     // Every field the flash changed is put back; fields the look never set get neutral values.
     const black: Rgb = [0, 0, 0];
