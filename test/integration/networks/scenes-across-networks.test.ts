@@ -254,4 +254,53 @@ describe('scenes across two networks', () => {
       );
     });
   });
+
+  it('armed-race-start-syncs-only-the-armed-network-and-holds-its-bulk-traffic-until-the-trigger', async () => {
+    const SECRET = 'rotorhazard-test-secret-0123456789';
+    const H = { 'x-lightnet-integration': SECRET };
+    await withHost({ nodes: 3, simGateways: 2, integrationSecret: SECRET }, async (h) => {
+      const f = await twoNetworkFleet(h);
+      const scene = await h.post<{ scene: { key: string } }>('/api/scenes', {
+        label: 'Track A gates',
+        networks: [1],
+        actions: [
+          {
+            kind: 'native_effect',
+            target: { kind: 'broadcast' },
+            params: { mode: 2, brightness: 210, color1: [0, 255, 0] },
+            flags_override: { arm_on_sync: true },
+          },
+        ],
+      });
+      expect(scene.status).toBe(200);
+      const seen: { net: number; op: number; at: number }[] = [];
+      const offs = [...f].map(([net, s]) =>
+        s.fleet.gateway.events.on('m2n', (m) => seen.push({ net, op: m.typeFull & 0x7f, at: Date.now() })),
+      );
+      const armed = await h.post(
+        '/api/integration/race/arm',
+        { scene: scene.body.scene.key, start_epoch_ms: Date.now() + 1500 },
+        { headers: H },
+      );
+      expect(armed.status).toBe(200);
+      const armedAt = Date.now();
+      // A status poll while armed: network 2 polls, network 1's bulk frames wait for the trigger.
+      const poll = await h.post('/api/status', {});
+      expect(poll.status).toBe(200);
+      const a = f.get(1)!;
+      await until(() => a.fleet.nodes.some((n) => n.snapshot().bri === 210), 'network 1 gates fired', 20_000);
+      await until(() => h.host.services.integration.view().last_start !== null, 'start recorded');
+      for (const off of offs) off();
+      const last = h.host.services.integration.view().last_start as {
+        ok: boolean;
+        fired_at_epoch_ms: number;
+      };
+      expect(last.ok).toBe(true);
+      const syncs = seen.filter((x) => x.op === OPC.SYNC);
+      expect(syncs.map((x) => x.net)).toEqual([1]);
+      const heldOnA = seen.filter((x) => x.net === 1 && x.at > armedAt && x.at < last.fired_at_epoch_ms);
+      expect(heldOnA).toEqual([]);
+      expect(seen.some((x) => x.net === 2 && x.at > armedAt && x.op !== OPC.SYNC)).toBe(true);
+    });
+  });
 });
