@@ -7,6 +7,7 @@ import { ScaledClock } from '../../clock.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { NetworkRoute, NetworkRouter } from '../../gateway/network-parts.ts';
+import { parallelAirtimeMs } from '../scenes/cost-estimator.ts';
 import type { PlannedFrame, SceneDispatchService } from '../scenes/index.ts';
 import { IntegrationService, type IntegrationMode } from './service.ts';
 
@@ -32,7 +33,8 @@ export function createIntegration(d: {
     // Race times are the timing application's wall clock, never the simulator's.
     wall: new ScaledClock(1),
     runScene: (key, body) => sceneDispatch.run(key, body),
-    syncAirtimeMs: () => sceneDispatch.estimate([{ kind: 'sync' }]).total.airtime_ms,
+    // Several networks send their SYNCs in parallel: the lead is one SYNC's airtime.
+    syncAirtimeMs: () => parallelAirtimeMs(sceneDispatch.estimate([{ kind: 'sync' }])),
     planSync: (scene) => sceneDispatch.planSyncAfter(scene),
     sendFrames: async (frames) => {
       // Every network's SYNC is handed over in the same turn: the gateways transmit together.

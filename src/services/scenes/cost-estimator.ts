@@ -235,6 +235,16 @@ export function estimateCost(
   return { total: row(total), per_action, lora, per_network };
 }
 
+/**
+ * The on-air time of one transmission of the plan: the total with one network; with several
+ * (which transmit in parallel) the slowest network's, not the sum (race-start lead times).
+ */
+export function parallelAirtimeMs(e: CostEstimate): number {
+  return e.per_network && e.per_network.length > 0
+    ? Math.max(...e.per_network.map((n) => n.airtime_ms))
+    : e.total.airtime_ms;
+}
+
 /** Exact per-action airtime and wall clock (unrounded), for tests and the benchmark. */
 export function exactActionCost(a: PlannedAction, lora: LoraInfo): { airtime: number; wall: number } {
   const e = exactCost(a, loraParams(lora), lora.wire_overhead_ms_per_packet);

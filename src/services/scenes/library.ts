@@ -67,7 +67,7 @@ export class SceneService {
   /** A scene's `networks` (several gateways): null = automatic; 400 naming the field otherwise. */
   validateScope(networks: unknown, actions: readonly SceneAction[]): number[] | null {
     const ctx = this.deps.planContext?.() ?? { devices: [], optimize: true, preset: () => undefined };
-    return checkScope(networks, actions, ctx);
+    return checkScope(networks, actions, ctx, this.deps.store.state.networks);
   }
 
   create(body: SceneInput): Scene {

@@ -47,8 +47,10 @@ export function networkFacts(ctx: PlanContext): NetworkFacts {
     set.add(n);
     groupNetworks.set(d.groupId, set);
   }
+  // An explicit list naming no active network reaches none: never widened to every network
+  // (a stray SYNC is not harmless).
   const explicit = ctx.scope ? ctx.scope.filter((id) => ids.includes(id)) : null;
-  return { ids, explicit: explicit && explicit.length > 0 ? explicit : null, networkOf, groupNetworks };
+  return { ids, explicit, networkOf, groupNetworks };
 }
 
 const sorted = (s: Iterable<number>): number[] => [...new Set(s)].sort((a, b) => a - b);
@@ -125,9 +127,12 @@ export function planAcrossNetworks(actions: readonly SceneAction[], ctx: PlanCon
   const envs = networkEnvs(f, ctx);
   return actions.map((a, index) => {
     const nets = a.kind === 'sync' ? scope : actionNetworks(f, a);
-    // A delay, or a target no network knows: planned once, without a network.
-    if (nets.length === 0)
-      return { ...planOne(newEnv({ ...ctx, networks: undefined }), a, index), parts: [] };
+    // A delay, or a target no network knows: planned once, without a network, sending nothing.
+    if (nets.length === 0) {
+      const p = planOne(newEnv({ ...ctx, networks: undefined }), a, index);
+      const none = a.kind !== 'delay' && p.degraded === null ? 'no_network_in_scope' : p.degraded;
+      return { ...p, frames: [], degraded: none, parts: [] };
+    }
     const planned = nets.map((n) => ({ n, p: planOne(envs.get(n) as Env, a, index) }));
     const parts: PlannedPart[] = planned.map(({ n, p }) => ({
       network: n,

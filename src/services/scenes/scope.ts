@@ -12,26 +12,30 @@ import { networkFacts } from './network-plan.ts';
 
 const MAX_NETWORKS = 64;
 
+/**
+ * `networks`: every network on record (ids are checked against it even with one gateway);
+ * targets are checked only when the plan context spans several networks.
+ */
 export function checkScope(
   value: unknown,
   actions: readonly SceneAction[],
   ctx: PlanContext,
+  networks: readonly { id: number }[] = ctx.networks ?? [],
 ): number[] | null {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value) || value.length === 0)
     throw new ValidationError('networks: must be a non-empty list of network ids, or null for automatic');
   if (value.length > MAX_NETWORKS) throw new ValidationError(`networks: at most ${MAX_NETWORKS} ids`);
-  const known = (ctx.networks ?? []).map((n) => n.id);
+  const known = networks.map((n) => n.id);
   const ids: number[] = [];
   for (const [i, v] of value.entries()) {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
       throw new ValidationError(`networks[${i}]: must be a network id (an integer ≥ 1)`);
-    // One gateway: the only network is implied, so any single valid id is accepted as-is.
     if (known.length > 0 && !known.includes(v)) throw new ValidationError(`networks[${i}]: no network ${v}`);
     if (!ids.includes(v)) ids.push(v);
   }
   ids.sort((a, b) => a - b);
-  if (known.length > 1) checkTargets(ids, actions, ctx);
+  if ((ctx.networks?.length ?? 0) > 1) checkTargets(ids, actions, ctx);
   return ids;
 }
 

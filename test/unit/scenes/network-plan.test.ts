@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SceneAction } from '../../../src/domain/scenes/types.ts';
 import { ValidationError } from '../../../src/errors.ts';
-import { estimateCost } from '../../../src/services/scenes/cost-estimator.ts';
+import { estimateCost, parallelAirtimeMs } from '../../../src/services/scenes/cost-estimator.ts';
 import type {
   PlanContext,
   PlanDevice,
@@ -132,6 +132,15 @@ describe('planner across networks', () => {
     expect(plan([{ kind: 'sync' }], twoNets([2]))[0]?.frames.map((f) => f.network)).toEqual([2]);
   });
 
+  it('an explicit scope naming no active network reaches none (never widened to all)', () => {
+    const p = plan([fx(B), { kind: 'sync' }, { kind: 'delay', duration_ms: 5 }], twoNets([7]));
+    expect(p.map((x) => [x.degraded, x.frames.length])).toEqual([
+      ['no_network_in_scope', 0],
+      ['no_network_in_scope', 0],
+      [null, 0],
+    ]);
+  });
+
   it('each network keeps its own autosync brightness for the SYNC', () => {
     const p = plan(
       [
@@ -200,6 +209,8 @@ describe('estimate across networks', () => {
     const e = estimateCost(p, DEFAULT_LORA_INFO, () => DEFAULT_LORA_INFO);
     // One network: 1 packet, 66.816 ms air, 78.816 wall (estimator example E15).
     expect(e.total).toMatchObject({ packets: 2, bytes: 60, airtime_ms: 134, wall_clock_ms: 79 });
+    // A race start's lead: one SYNC's air (they go out in parallel), not the sum.
+    expect(parallelAirtimeMs(e)).toBe(67);
     expect(e.per_network).toEqual([
       { network_id: 1, packets: 1, bytes: 30, airtime_ms: 67, wall_clock_ms: 79, lora: DEFAULT_LORA_INFO },
       { network_id: 2, packets: 1, bytes: 30, airtime_ms: 67, wall_clock_ms: 79, lora: DEFAULT_LORA_INFO },

@@ -4,6 +4,7 @@
  */
 import { ScaledClock } from '../../../clock.ts';
 import type { NetworkRouter } from '../../../gateway/network-parts.ts';
+import { parallelAirtimeMs } from '../../scenes/cost-estimator.ts';
 import type { GatewayDriver } from '../../../gateway/types.ts';
 import type { Logger } from '../../../logger.ts';
 import type { SceneDispatchService } from '../../scenes/index.ts';
@@ -76,7 +77,7 @@ export function createRaceLights(d: {
           flags_override: {},
         },
       ]);
-      airtime = { at: now, ms: est.total.airtime_ms };
+      airtime = { at: now, ms: parallelAirtimeMs(est) };
     }
     return airtime.ms;
   };
