@@ -21,7 +21,12 @@ export function SceneScope({
   };
   return (
     <span class="chips" role="group" aria-label="Scene networks" data-testid="scene-scope">
-      <span class="muted">Networks:</span>
+      <span
+        class="muted"
+        title="Each gateway stamps its SYNC with its own clock: armed effects fire together on every network, but the effect timebases of two networks are not aligned."
+      >
+        Networks:
+      </span>
       <button
         type="button"
         class={`chip-check${value === null ? ' on' : ''}`}
