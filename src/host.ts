@@ -29,6 +29,7 @@ import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta, type OtaTimings } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
 import { BlackoutService } from './services/race/index.ts';
+import { networkRouter } from './gateway/network-parts.ts';
 import { createConsoleSettings } from './services/console/index.ts';
 import { createSpecials } from './services/specials/index.ts';
 import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
@@ -157,6 +158,13 @@ async function startOn(
         })
       : null;
   const driver: GatewayDriver = radio ?? drivers[0]!;
+  // Scenes, Blackout and the race start send per network (several gateways). A network
+  // counts once it has a gateway or devices: an empty new one is not "missing".
+  const router = networkRouter(driver, () =>
+    store.state.networks.filter(
+      (n) => n.gateway_mac !== null || store.state.devices.some((dv) => dv.network_id === n.id),
+    ),
+  );
   const devices = createDevices({
     store,
     driver,
@@ -195,12 +203,14 @@ async function startOn(
     ledPresets,
     heatSlots,
     onSent: (frames) => looks.note(frames),
+    router,
   });
   integration = createIntegration({
     mode: cfg.integration ?? 'none',
     log,
     driver,
     sceneDispatch: scenes.sceneDispatch,
+    router,
   });
   const raceLights = createRaceLights({
     dataDir,
@@ -209,6 +219,7 @@ async function startOn(
     sceneDispatch: scenes.sceneDispatch,
     integration,
     looks,
+    router,
   });
   let phase: 'booting' | 'ready' = 'booting';
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
@@ -288,6 +299,7 @@ async function startOn(
     linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
     blackout: new BlackoutService({
       driver,
+      router,
       store,
       log: log.child({ mod: 'race' }),
       cancelScene: () => scenes.sceneDispatch.cancel(),

@@ -310,6 +310,15 @@ class Driver implements LightnetGatewayDriver {
     this.log.debug({ label, reason: outcome.reason, detail: outcome.detail }, 'frame not sent');
   }
 
+  hold(cls: 'bulk'): () => void {
+    this.log.info({ cls }, 'bulk traffic held');
+    const release = this.queue.hold(cls);
+    return () => {
+      release();
+      this.log.debug({ cls }, 'bulk traffic released');
+    };
+  }
+
   send(receiver: Addr, request: M2NRequest, opts: SendOptions = {}): Promise<TxOutcome> {
     // stop() fails queued and in-flight frames itself (the queue closes): no signal needed.
     return this.transmit(receiver, request, opts, 'interactive');

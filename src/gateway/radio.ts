@@ -230,6 +230,12 @@ export class Radio implements GatewayDriver {
 
   // ── traffic ──
 
+  /** Holds bulk traffic on every gateway (attached now; one plugged in later is not held). */
+  hold(cls: 'bulk'): () => void {
+    const releases = this.gateways.map((g) => g.driver.hold?.(cls));
+    return () => releases.forEach((r) => r?.());
+  }
+
   /** One frame per target network, all at once; ok only if every part is. */
   async send(receiver: Addr, request: M2NRequest, opts: SendOptions = {}): Promise<TxOutcome> {
     const ids = targetNetworks(

@@ -95,6 +95,8 @@ export class SendQueue {
   private txBusy = false;
   private busyWaiter: (() => void) | null = null;
   private seq = 0;
+  /** Holders of the bulk hold (an armed race start): bulk items wait while any is held. */
+  private bulkHolds = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -104,6 +106,27 @@ export class SendQueue {
 
   get depth(): number {
     return this.queues.urgent.length + this.queues.interactive.length + this.queues.bulk.length;
+  }
+
+  /**
+   * Holds bulk traffic (status polls, group pushes, discovery) until the returned release is
+   * called, so the TX slot is idle for urgent/interactive frames (the armed race start's
+   * SYNC). Held items keep their deadlines: a hold longer than the bulk deadline fails them
+   * as `deadline`, honestly unsent. Releases are idempotent.
+   */
+  hold(_cls: 'bulk'): () => void {
+    this.bulkHolds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.bulkHolds--;
+      if (this.bulkHolds === 0 && this.open && this.depth > 0) this.pump();
+    };
+  }
+
+  get held(): boolean {
+    return this.bulkHolds > 0;
   }
 
   get busy(): boolean {
@@ -228,7 +251,8 @@ export class SendQueue {
   }
 
   private takeNext(): QueueItem | undefined {
-    return this.queues.urgent.shift() ?? this.queues.interactive.shift() ?? this.queues.bulk.shift();
+    const next = this.queues.urgent.shift() ?? this.queues.interactive.shift();
+    return next ?? (this.bulkHolds > 0 ? undefined : this.queues.bulk.shift());
   }
 
   private pump(): void {
@@ -247,8 +271,12 @@ export class SendQueue {
         this.pumping = false;
       }
       // An item may have been queued while the last outcome was being delivered.
-      if (this.open && this.depth > 0) this.pump();
+      if (this.open && this.depth > this.heldDepth()) this.pump();
     })();
+  }
+
+  private heldDepth(): number {
+    return this.bulkHolds > 0 ? this.queues.bulk.length : 0;
   }
 
   private async transmit(item: QueueItem): Promise<TxOutcome> {

@@ -156,6 +156,11 @@ export interface GatewayDriver {
 
   /** Sends one M2N frame and resolves with the gateway's TX outcome (no reply awaited). */
   send(receiver: Addr, request: M2NRequest, opts?: SendOptions): Promise<TxOutcome>;
+  /**
+   * Holds bulk-priority traffic on this gateway (all gateways: the Radio) until the returned
+   * release is called; urgent and interactive frames go on. Optional: test doubles may omit it.
+   */
+  hold?(cls: 'bulk'): () => void;
 
   /**
    * DEVICES rounds (broadcast, group filter) until a few rounds in a row bring nothing new,

@@ -92,6 +92,9 @@ describe('scenes page', () => {
       await page
         .locator('[data-testid=total-cost][data-pending=false]', { hasText: /Total: 4p · \d+B/ })
         .waitFor();
+      // One gateway: no scope selector and no fan-out (the editor is as it always was).
+      expect(await page.getByTestId('scene-scope').count()).toBe(0);
+      expect(await page.getByTestId('fan-out').count()).toBe(0);
       await page.getByTestId('timeline').waitFor();
       await page.getByRole('button', { name: /^Create/ }).click();
       await page.locator('.toast', { hasText: "Saved scene 'Race Start'" }).waitFor();

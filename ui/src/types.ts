@@ -132,6 +132,8 @@ export interface Scene {
   label: string;
   actions: SceneAction[];
   stop_on_error: boolean;
+  /** Several gateways: the explicit network scope (absent: automatic). */
+  networks?: number[];
   created?: string;
   updated?: string;
 }

@@ -116,10 +116,20 @@ export function loadScenes(raw: readonly unknown[], persistedNext?: number): Loa
     if (!c) return;
     const actions = loadActions(r.actions, `${where} "${c.key}"`, notes);
     const stop = typeof r.stop_on_error === 'boolean' ? r.stop_on_error : true;
-    items.push({ ...c, actions, stop_on_error: stop });
+    const networks = loadScope(r.networks, `${where} "${c.key}"`, notes);
+    items.push({ ...c, actions, stop_on_error: stop, ...(networks ? { networks } : {}) });
   });
   const next = assignIds(items, persistedNext, 'scene', notes);
   return { items: items as Scene[], next, notes };
+}
+
+/** An explicit network scope: valid ids kept (sorted, unique); anything else means automatic. */
+function loadScope(v: unknown, where: string, notes: string[]): number[] | null {
+  if (v === undefined || v === null) return null;
+  const ids = Array.isArray(v) ? v.filter((x): x is number => Number.isInteger(x) && (x as number) >= 1) : [];
+  if (!Array.isArray(v) || ids.length !== v.length)
+    notes.push(`${where}: networks ids dropped (not network ids)`);
+  return ids.length > 0 ? [...new Set(ids)].sort((a, b) => a - b) : null;
 }
 
 /** Valid actions are kept one by one; only a broken action is dropped (and noted). */

@@ -140,6 +140,11 @@ export interface Scene {
   updated: string;
   actions: SceneAction[];
   stop_on_error: boolean;
+  /**
+   * Several gateways: the networks this scene's broadcasts and SYNC reach (sorted ids).
+   * Absent: automatic (the networks its targets live on; all for a broadcast).
+   */
+  networks?: number[];
 }
 
 export interface SceneValidationContext {

@@ -6,7 +6,9 @@
 import { ScaledClock } from '../../clock.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
-import type { SceneDispatchService } from '../scenes/index.ts';
+import type { NetworkRoute, NetworkRouter } from '../../gateway/network-parts.ts';
+import { parallelAirtimeMs } from '../scenes/cost-estimator.ts';
+import type { PlannedFrame, SceneDispatchService } from '../scenes/index.ts';
 import { IntegrationService, type IntegrationMode } from './service.ts';
 
 export { IntegrationService, type IntegrationMode, type PendingStart } from './service.ts';
@@ -18,16 +20,39 @@ export function createIntegration(d: {
   log: Logger;
   driver: GatewayDriver;
   sceneDispatch: SceneDispatchService;
+  /** Several gateways: each network's gateway. */
+  router?: NetworkRouter;
 }): IntegrationService {
   const { sceneDispatch, driver } = d;
+  // A frame planned for one network goes through that network's gateway; else the driver.
+  const driverFor = (f: PlannedFrame): NetworkRoute =>
+    f.network !== undefined && d.router ? d.router.route(f.network) : { ok: true, driver };
   return new IntegrationService({
     mode: d.mode,
     log: d.log.child({ mod: 'integration' }),
     // Race times are the timing application's wall clock, never the simulator's.
     wall: new ScaledClock(1),
     runScene: (key, body) => sceneDispatch.run(key, body),
-    syncAirtimeMs: () => sceneDispatch.estimate([{ kind: 'sync' }]).total.airtime_ms,
+    // Several networks send their SYNCs in parallel: the lead is one SYNC's airtime.
+    syncAirtimeMs: () => parallelAirtimeMs(sceneDispatch.estimate([{ kind: 'sync' }])),
     planSync: (scene) => sceneDispatch.planSyncAfter(scene),
-    sendFrame: (f) => driver.send(f.receiver, f.request, { priority: 'urgent' }),
+    sendFrames: async (frames) => {
+      // Every network's SYNC is handed over in the same turn: the gateways transmit together.
+      const outcomes = await Promise.all(
+        frames.map(async (f) => {
+          const d = driverFor(f);
+          if (!d.ok) return { ok: false as const, reason: 'link_down' as const, detail: d.error };
+          return d.driver.send(f.receiver, f.request, { priority: 'urgent' });
+        }),
+      );
+      return outcomes.find((o) => !o.ok) ?? { ok: true };
+    },
+    holdBulk: (frames) => {
+      const releases = frames.map((f) => {
+        const d = driverFor(f);
+        return d.ok ? d.driver.hold?.('bulk') : undefined;
+      });
+      return () => releases.forEach((r) => r?.());
+    },
   });
 }

@@ -24,10 +24,18 @@ export interface IntegrationDeps {
   runScene(key: string, body: Record<string, unknown>): Promise<RunResult>;
   /** Radio airtime of one SYNC frame at the current settings (ms). */
   syncAirtimeMs(): number;
-  /** Plans the trigger SYNC that follows the arm scene (null: a bare SYNC). */
-  planSync(scene: string | null): PlannedFrame;
-  /** Hands one planned frame to the gateway driver, ahead of anything queued. */
-  sendFrame(frame: PlannedFrame): Promise<TxOutcome>;
+  /**
+   * Plans the trigger SYNC that follows the arm scene (null: a bare SYNC): one frame, or one
+   * per network of the arm scene with several gateways.
+   */
+  planSync(scene: string | null): PlannedFrame[];
+  /** Hands the planned SYNC frame(s) to the gateway(s), ahead of anything queued, all at once. */
+  sendFrames(frames: readonly PlannedFrame[]): Promise<TxOutcome>;
+  /**
+   * Holds bulk traffic on the gateways these frames go through (the "bulk hold": their TX
+   * slots stay idle for the trigger); returns the release. Absent: no hold.
+   */
+  holdBulk?(frames: readonly PlannedFrame[]): () => void;
 }
 
 export interface PendingStart {
@@ -51,7 +59,8 @@ const MAX_START_AHEAD_MS = 5 * 60_000;
 
 export class IntegrationService {
   private current: Heat | null = null;
-  private pending: (PendingStart & { timer: { cancel(): void }; frame: PlannedFrame }) | null = null;
+  private pending:
+    (PendingStart & { timer: { cancel(): void }; frames: PlannedFrame[]; release: () => void }) | null = null;
   private lastStart: StartOutcome | null = null;
   /** Scenes to start at a race's announced start (key → moment and timer). */
   private readonly scheduled = new Map<string, { at_epoch_ms: number; timer: { cancel(): void } }>();
@@ -148,7 +157,7 @@ export class IntegrationService {
       throw new ValidationError('start_epoch_ms: must lie between now and 5 minutes ahead');
     }
     this.cancelArm('restaged');
-    const frame = this.deps.planSync(opts.scene);
+    const frames = this.deps.planSync(opts.scene);
     if (opts.scene) await this.startScene(opts.scene);
     const lead = Math.max(0, Math.round(opts.leadMs ?? this.deps.syncAirtimeMs()));
     const fireAt = opts.startEpochMs - lead;
@@ -158,9 +167,12 @@ export class IntegrationService {
       lead_ms: lead,
       fire_at_epoch_ms: fireAt,
     };
-    const timer = atWallTime(this.deps.wall, fireAt, () => this.fire(pending, frame));
-    this.pending = { ...pending, timer, frame };
-    this.deps.log.info({ ...pending }, 'race start armed');
+    // From arming to the trigger no status poll or group push may occupy a TX slot: the
+    // SYNC must find every involved gateway idle (design networks §2.5).
+    const release = this.deps.holdBulk?.(frames) ?? (() => {});
+    const timer = atWallTime(this.deps.wall, fireAt, () => this.fire(pending, frames, release));
+    this.pending = { ...pending, timer, frames, release };
+    this.deps.log.info({ ...pending, networks: frames.length }, 'race start armed');
     return pending;
   }
 
@@ -200,16 +212,18 @@ export class IntegrationService {
     const p = this.pending;
     if (!p) return false;
     p.timer.cancel();
+    p.release();
     this.pending = null;
     this.deps.log.info({ reason, start_epoch_ms: p.start_epoch_ms }, 'armed race start cancelled');
     return true;
   }
 
-  private fire(p: PendingStart, frame: PlannedFrame): void {
+  private fire(p: PendingStart, frames: PlannedFrame[], release: () => void): void {
     this.pending = null;
     const firedAt = this.deps.wall.now();
     const late = firedAt - p.fire_at_epoch_ms;
     const done = (ok: boolean, error: string | null): void => {
+      release();
       this.lastStart = {
         start_epoch_ms: p.start_epoch_ms,
         fired_at_epoch_ms: firedAt,
@@ -220,7 +234,7 @@ export class IntegrationService {
       const log = ok ? this.deps.log.info.bind(this.deps.log) : this.deps.log.warn.bind(this.deps.log);
       log({ late_ms: late, error }, 'race start SYNC sent');
     };
-    this.deps.sendFrame(frame).then(
+    this.deps.sendFrames(frames).then(
       (r) => done(r.ok, r.ok ? null : r.detail),
       (err: unknown) => done(false, (err as Error).message),
     );

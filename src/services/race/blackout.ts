@@ -8,8 +8,13 @@
  * Two frames go out: nodes in offset mode drop a PRESET whose OFFSET_MODE flag does not
  * match their state (wire §8.11.1), so one frame without and one with the flag reaches
  * every node whichever mode it was left in.
+ *
+ * Several gateways: both frames go to EVERY network, whatever a scene's scope, all handed to
+ * their gateways in the same turn (in parallel). A network whose gateway is missing fails
+ * at once (`gateway_missing: <name>`) and is listed; the others go out regardless.
  */
-import type { GatewayDriver } from '../../gateway/types.ts';
+import type { NetworkRouter } from '../../gateway/network-parts.ts';
+import type { GatewayDriver, TxOutcome } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
 import { FLAG } from '../../protocol/flags.ts';
 import { BROADCAST } from '../../protocol/types.ts';
@@ -17,6 +22,8 @@ import type { Store } from '../../state/store.ts';
 
 export interface BlackoutDeps {
   driver: GatewayDriver;
+  /** Several gateways: every network's gateway (absent or one gateway: the driver). */
+  router?: NetworkRouter;
   store: Store;
   log: Logger;
   /** Stops the running scene (no-op when none runs). */
@@ -34,6 +41,8 @@ export interface BlackoutReport {
   scene_cancelled: string | null;
   task_cancelled: string | null;
   errors: string[];
+  /** Several gateways: each network's share (frames sent of 2, its error). */
+  networks?: { network_id: number; name: string; sent: number; error: string | null }[];
 }
 
 const ALL_GROUPS = 255;
@@ -43,33 +52,64 @@ export class BlackoutService {
   constructor(private readonly deps: BlackoutDeps) {}
 
   async blackout(): Promise<BlackoutReport> {
-    const { driver, store, log } = this.deps;
+    const { driver, log } = this.deps;
     const scene = this.deps.cancelScene();
     const task = this.deps.cancelTask();
     const opts = { priority: 'urgent' as const, deadlineMs: DEADLINE_MS };
-    const frame = (flags: number) =>
-      driver.send(BROADCAST, { op: 'PRESET', groupId: ALL_GROUPS, flags, presetId: 0, brightness: 0 }, opts);
+    const frame = (d: GatewayDriver, flags: number) =>
+      d.send(BROADCAST, { op: 'PRESET', groupId: ALL_GROUPS, flags, presetId: 0, brightness: 0 }, opts);
     // Both frames are queued at once: the second does not wait for the first's outcome.
-    const outcomes = await Promise.all([frame(0), frame(FLAG.OFFSET_MODE)]);
-    const errors = outcomes.flatMap((o) => (o.ok ? [] : [o.detail]));
-    const sent = outcomes.length - errors.length;
-    if (sent > 0) {
-      store.mutate(['DEVICES'], (s) => {
-        for (const d of s.devices) {
-          d.brightness = 0;
-          d.flags = 0;
-        }
-      });
-      this.deps.note('BLACKOUT_SENT');
+    const both = (d: GatewayDriver): Promise<TxOutcome[]> =>
+      Promise.all([frame(d, 0), frame(d, FLAG.OFFSET_MODE)]);
+    const networks = this.deps.router?.networks() ?? null;
+    const base = { scene_cancelled: scene.cancelled ? scene.scene : null, task_cancelled: task };
+    let report: BlackoutReport;
+    if (!networks) {
+      const outcomes = await both(driver);
+      const errors = outcomes.flatMap((o) => (o.ok ? [] : [o.detail]));
+      const sent = outcomes.length - errors.length;
+      if (sent > 0) this.darken(null);
+      report = { sent, frames: outcomes.length, ...base, errors };
+    } else {
+      const router = this.deps.router as NetworkRouter;
+      const parts = await Promise.all(
+        networks.map(async (n) => {
+          const r = router.route(n.id);
+          if (!r.ok) return { network_id: n.id, name: n.name, sent: 0, error: r.error };
+          const outcomes = await both(r.driver);
+          const bad = outcomes.find((o) => !o.ok);
+          const sent = outcomes.filter((o) => o.ok).length;
+          return {
+            network_id: n.id,
+            name: n.name,
+            sent,
+            error: bad && !bad.ok ? `${n.name}: ${bad.detail}` : null,
+          };
+        }),
+      );
+      const reached = parts.filter((p) => p.sent > 0).map((p) => p.network_id);
+      if (reached.length > 0) this.darken(reached);
+      report = {
+        sent: parts.reduce((n, p) => n + p.sent, 0),
+        frames: parts.length * 2,
+        ...base,
+        errors: parts.flatMap((p) => (p.error ? [p.error] : [])),
+        networks: parts,
+      };
     }
-    const report: BlackoutReport = {
-      sent,
-      frames: outcomes.length,
-      scene_cancelled: scene.cancelled ? scene.scene : null,
-      task_cancelled: task,
-      errors,
-    };
     log.warn(report, 'blackout');
     return report;
+  }
+
+  /** The device rows follow (only the networks reached, when several). */
+  private darken(networks: readonly number[] | null): void {
+    this.deps.store.mutate(['DEVICES'], (s) => {
+      for (const d of s.devices) {
+        if (networks && !networks.includes(d.network_id)) continue;
+        d.brightness = 0;
+        d.flags = 0;
+      }
+    });
+    this.deps.note('BLACKOUT_SENT');
   }
 }

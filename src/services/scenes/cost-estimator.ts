@@ -59,10 +59,25 @@ export interface LoraInfo {
   source: 'gateway' | 'default';
 }
 
+/** One network's share of a scene (several gateways only). */
+export interface NetworkCost {
+  network_id: number;
+  packets: number;
+  bytes: number;
+  /** This network's frames on its own channel (delays excluded). */
+  airtime_ms: number;
+  /** This network's own path through the scene: its frames plus every delay. */
+  wall_clock_ms: number;
+  lora: LoraInfo;
+}
+
 export interface CostEstimate {
   total: CostRow;
   per_action: ActionCost[];
+  /** The primary network's settings (the first one's with several gateways). */
   lora: LoraInfo;
+  /** Several gateways: each network's share; total.wall_clock_ms = Σ actions of the slowest. */
+  per_network?: NetworkCost[];
 }
 
 export function loraInfo(
@@ -149,18 +164,85 @@ const row = (e: Exact): CostRow => ({
   wall_clock_ms: Math.ceil(e.wall - 1e-9),
 });
 
-/** Prices a plan. `per_action` is 1:1 with the scene's top-level actions. */
-export function estimateCost(plan: readonly PlannedAction[], lora: LoraInfo): CostEstimate {
+/**
+ * Several networks transmit in parallel: an action's packets, bytes and airtime are the sums
+ * of its networks' shares (each priced with its own radio settings), its wall clock is the
+ * slowest share's (the runner waits for every network before the next action).
+ */
+function networkedCost(
+  a: PlannedAction,
+  loraOf: (network: number) => LoraInfo,
+  perNetwork: Map<number, Exact>,
+): Exact {
+  const acc = zero();
+  let slowest = 0;
+  for (const part of a.parts ?? []) {
+    const l = loraOf(part.network);
+    const e = zero();
+    for (const f of part.frames) addFrame(e, f, loraParams(l), l.wire_overhead_ms_per_packet);
+    for (const k of Object.keys(acc) as (keyof Exact)[]) if (k !== 'wall') acc[k] += e[k];
+    slowest = Math.max(slowest, e.wall);
+    const net = perNetwork.get(part.network) ?? zero();
+    for (const k of Object.keys(net) as (keyof Exact)[]) net[k] += e[k];
+    perNetwork.set(part.network, net);
+  }
+  acc.wall = slowest + a.delayMs;
+  acc.airtime += a.delayMs;
+  // Every network waits out a delay (the barrier between actions).
+  for (const net of perNetwork.values()) net.wall += a.delayMs;
+  return acc;
+}
+
+/**
+ * Prices a plan. `per_action` is 1:1 with the scene's top-level actions. A plan across several
+ * networks (actions with `parts`) is priced per network with `loraOf` (default: `lora`).
+ */
+export function estimateCost(
+  plan: readonly PlannedAction[],
+  lora: LoraInfo,
+  loraOf: (network: number) => LoraInfo = () => lora,
+): CostEstimate {
   const p = loraParams(lora);
   const total = zero();
+  const networked = plan.some((a) => a.parts !== undefined);
+  const perNetwork = new Map<number, Exact>();
+  if (networked)
+    for (const n of new Set(plan.flatMap((a) => (a.parts ?? []).map((x) => x.network))))
+      perNetwork.set(n, zero());
   const per_action: ActionCost[] = plan.map((a) => {
-    const e = exactCost(a, p, lora.wire_overhead_ms_per_packet);
+    const e = networked
+      ? networkedCost(a, loraOf, perNetwork)
+      : exactCost(a, p, lora.wire_overhead_ms_per_packet);
     for (const k of Object.keys(total) as (keyof Exact)[]) total[k] += e[k];
     const detail: Record<string, unknown> = { ...a.detail };
     if (a.degraded) detail.degraded = a.degraded;
     return { ...row(e), detail };
   });
-  return { total: row(total), per_action, lora };
+  if (!networked) return { total: row(total), per_action, lora };
+  const per_network = [...perNetwork]
+    .sort(([x], [y]) => x - y)
+    .map(([id, e]): NetworkCost => {
+      const r = row(e);
+      return {
+        network_id: id,
+        packets: r.packets,
+        bytes: r.bytes,
+        airtime_ms: r.airtime_ms,
+        wall_clock_ms: r.wall_clock_ms,
+        lora: loraOf(id),
+      };
+    });
+  return { total: row(total), per_action, lora, per_network };
+}
+
+/**
+ * The on-air time of one transmission of the plan: the total with one network; with several
+ * (which transmit in parallel) the slowest network's, not the sum (race-start lead times).
+ */
+export function parallelAirtimeMs(e: CostEstimate): number {
+  return e.per_network && e.per_network.length > 0
+    ? Math.max(...e.per_network.map((n) => n.airtime_ms))
+    : e.total.airtime_ms;
 }
 
 /** Exact per-action airtime and wall clock (unrounded), for tests and the benchmark. */

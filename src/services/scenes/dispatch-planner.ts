@@ -10,16 +10,13 @@
  * for children that cover every participating group, effect fields the chosen effect
  * ignores left out, and an all-known-groups target collapsed to one broadcast.
  */
-import type { NativePreset } from '../../domain/scenes/native-preset.ts';
 import { presetEffectParams } from '../../domain/scenes/native-preset.ts';
 import type {
-  ActionKind,
   ActionTarget,
   OffsetChildAction,
   OffsetGroupAction,
   SceneAction,
   StartblockAction,
-  StartblockSlot,
 } from '../../domain/scenes/types.ts';
 import {
   NO_OFFSETS,
@@ -32,50 +29,18 @@ import {
 import { buildControlFlags, FLAG, SYNC_FLAG_TRIGGER_ARMED } from '../../protocol/flags.ts';
 import { encodeRequestBody } from '../../protocol/packets.ts';
 import { BROADCAST, type Addr, type M2NRequest } from '../../protocol/types.ts';
+import { planAcrossNetworks } from './network-plan.ts';
+import type { PlanContext, PlanDevice, PlannedAction, PlannedFrame } from './plan-types.ts';
 import { controlFields, effectiveUserFlags, startblockPayload, STARTBLOCK_SLOTS } from './plan-fields.ts';
 
-/** A known device as the planner needs it. */
-export interface PlanDevice {
-  addr: Addr;
-  groupId: number;
-  /** The stored group is not yet confirmed by the node. */
-  groupPending: boolean;
-  brightness: number;
-  /** First slot and slot count of a start-block device, else null. */
-  startblock: { first: number; slots: number } | null;
-}
-
-export interface PlanContext {
-  devices: readonly PlanDevice[];
-  /** Resolves a native_preset `presetId` reference (id, `RL:<key>` or key). */
-  preset(ref: string): NativePreset | undefined;
-  /** Our savings on (true) or the original host's plan (false). */
-  optimize: boolean;
-  /** The current heat's start-block slots from a timing application (1-based); none standalone. */
-  heatSlots?: readonly StartblockSlot[];
-}
-
-export interface PlannedFrame {
-  receiver: Addr;
-  request: M2NRequest;
-  /** The body as the host sends it in its USB frame. */
-  body: Uint8Array;
-  /** `stream`: a STREAM sent with ACK collection (start blocks); `send`: TX outcome only. */
-  via: 'send' | 'stream';
-  /** Which part of an offset_group this frame belongs to (child = its index). */
-  part?: { stage: 'offset' } | { stage: 'child'; child: number };
-}
-
-export interface PlannedAction {
-  index: number;
-  kind: ActionKind;
-  frames: PlannedFrame[];
-  /** Host wait (delay actions). */
-  delayMs: number;
-  /** Why nothing is sent for this action (unknown device, missing preset, …), else null. */
-  degraded: string | null;
-  detail: Record<string, unknown>;
-}
+export type {
+  PlanContext,
+  PlanDevice,
+  PlanNetwork,
+  PlannedAction,
+  PlannedFrame,
+  PlannedPart,
+} from './plan-types.ts';
 
 const BROADCAST_GROUP = 255;
 /** Brightness of a trigger SYNC when nothing in the scene says better (gateway and WLED boot value). */
@@ -88,8 +53,12 @@ const frame = (receiver: Addr, request: M2NRequest, via: PlannedFrame['via'] = '
   via,
 });
 
-interface Env {
+export interface Env {
   ctx: PlanContext;
+  /** Devices stored on another network: a target naming one sends nothing here. */
+  foreign: ReadonlySet<Addr>;
+  /** Which of a target's groups this network plans for (null: all, the one-network case). */
+  localGroup: ((groupId: number) => boolean) | null;
   known: number[];
   /** Broadcast may stand in for a groups list covering every known group. */
   collapse: boolean;
@@ -118,15 +87,22 @@ function coversKnown(env: Env, groups: readonly number[]): boolean {
 const sameSet = (a: readonly number[], b: readonly number[]): boolean =>
   a.length === b.length && a.every((g) => b.includes(g));
 
+const localGroups = (env: Env, groups: readonly number[]): number[] =>
+  env.localGroup ? groups.filter(env.localGroup) : [...groups];
+
 function addresses(env: Env, target: ActionTarget, broadcastOk: (groups: number[]) => boolean): Address[] {
   switch (target.kind) {
     case 'broadcast':
       return [{ receiver: BROADCAST, groupId: BROADCAST_GROUP }];
-    case 'groups':
-      if (broadcastOk(target.value)) return [{ receiver: BROADCAST, groupId: BROADCAST_GROUP }];
-      return target.value.map((g) => ({ receiver: BROADCAST, groupId: g }));
+    case 'groups': {
+      const groups = localGroups(env, target.value);
+      if (groups.length === 0) return [];
+      if (broadcastOk(groups)) return [{ receiver: BROADCAST, groupId: BROADCAST_GROUP }];
+      return groups.map((g) => ({ receiver: BROADCAST, groupId: g }));
+    }
     case 'device': {
       const dev = env.ctx.devices.find((d) => d.addr === target.value);
+      if (!dev && env.foreign.has(target.value)) return [];
       if (!dev) throw new Degraded('target_not_found', { target });
       return [{ receiver: dev.addr, groupId: dev.groupId }];
     }
@@ -163,7 +139,8 @@ function effectFrames(
     const brightness = a.params.brightness ?? typicalBrightness(env, a.target);
     const flags = buildControlFlags(effectiveUserFlags(a.flags_override, 0, forceOffset), brightness);
     const addrs = addresses(env, a.target, broadcastOk);
-    env.lastPresetBri = brightness;
+    // Another network's share of a target sends nothing here: this gateway's autosync is unchanged.
+    if (addrs.length > 0 || env.localGroup === null) env.lastPresetBri = brightness;
     return addrs.map((ad) =>
       frame(ad.receiver, {
         op: 'PRESET',
@@ -202,8 +179,10 @@ function startblockFrames(env: Env, a: StartblockAction): PlannedFrame[] {
     if (t.kind === 'device') return d.addr === t.value;
     return t.kind === 'broadcast' || t.value.includes(d.groupId);
   });
-  if (a.target.kind === 'device' && reached.length === 0)
+  if (a.target.kind === 'device' && reached.length === 0) {
+    if (env.foreign.has(a.target.value)) return [];
     throw new Degraded('target_not_found', { target: a.target });
+  }
   const devices = reached.filter((d) => d.startblock !== null);
   if (a.target.kind === 'device' && devices.length === 0) throw new Degraded('not_a_startblock_device');
   // The current heat comes from a timing application; standalone the slots are sent empty.
@@ -235,7 +214,7 @@ interface ContainerPlan {
 
 /** Children's frames after a given phase 1 (its settledness decides the broadcast collapse). */
 function containerPlan(env: Env, a: OffsetGroupAction, offsets: OffsetPlan): ContainerPlan {
-  const participants = a.target.kind === 'broadcast' ? ('all' as const) : a.target.value;
+  const participants = a.target.kind === 'broadcast' ? ('all' as const) : localGroups(env, a.target.value);
   const formulaMode = a.offset.mode !== 'none';
   // A child addressed to exactly the participants reaches exactly them as one broadcast
   // with OFFSET_MODE set, once every known group is configured or was sent NONE (§6.4).
@@ -267,7 +246,7 @@ const planPackets = (p: ContainerPlan): number => p.offsets.ops.length + p.child
 
 function offsetGroupFrames(env: Env, a: OffsetGroupAction, detail: Record<string, unknown>): PlannedFrame[] {
   const input = {
-    participants: a.target.kind === 'broadcast' ? ('all' as const) : a.target.value,
+    participants: a.target.kind === 'broadcast' ? ('all' as const) : localGroups(env, a.target.value),
     known: env.known,
     offset: a.offset,
     optimize: env.ctx.optimize,
@@ -336,7 +315,7 @@ function gateWarning(env: Env, frames: readonly PlannedFrame[]): string | null {
   return `groups ${list} are left in the other offset mode by an earlier offset_group: their nodes drop this packet`;
 }
 
-function planOne(env: Env, a: SceneAction, index: number): PlannedAction {
+export function planOne(env: Env, a: SceneAction, index: number): PlannedAction {
   const detail: Record<string, unknown> = {};
   const out: PlannedAction = { index, kind: a.kind, frames: [], delayMs: 0, degraded: null, detail };
   const topBroadcastOk = (groups: number[]): boolean => coversKnown(env, groups);
@@ -379,10 +358,16 @@ export function knownGroups(devices: readonly PlanDevice[]): number[] {
   return [...new Set(devices.map((d) => d.groupId).filter((g) => g >= 0 && g <= 254))].sort((a, b) => a - b);
 }
 
-/** Plans every action of a scene, in order. */
-export function planScene(actions: readonly SceneAction[], ctx: PlanContext): PlannedAction[] {
-  const env: Env = {
+/** A planning environment over `ctx.devices` (one network's, or the whole fleet's). */
+export function newEnv(
+  ctx: PlanContext,
+  foreign: ReadonlySet<Addr> = new Set(),
+  localGroup: Env['localGroup'] = null,
+): Env {
+  return {
     ctx,
+    foreign,
+    localGroup,
     known: knownGroups(ctx.devices),
     // A device whose group change is unconfirmed may still listen on its old group:
     // per-group packets then stay the honest choice.
@@ -390,5 +375,11 @@ export function planScene(actions: readonly SceneAction[], ctx: PlanContext): Pl
     lastPresetBri: null,
     offsetState: new Map(),
   };
+}
+
+/** Plans every action of a scene, in order (several networks: each in scope, see network-plan.ts). */
+export function planScene(actions: readonly SceneAction[], ctx: PlanContext): PlannedAction[] {
+  if (ctx.networks && ctx.networks.length > 1) return planAcrossNetworks(actions, ctx);
+  const env = newEnv(ctx);
   return actions.map((a, i) => planOne(env, a, i));
 }

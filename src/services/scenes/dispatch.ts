@@ -7,6 +7,7 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { NativePreset } from '../../domain/scenes/native-preset.ts';
 import type { ActionTarget, Scene, SceneAction, StartblockSlot } from '../../domain/scenes/types.ts';
 import type { NativeEffectParams } from '../../domain/scenes/native-preset.ts';
+import type { NetworkRouter } from '../../gateway/network-parts.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { estimateCost, loraInfo, type CostEstimate, type LoraInfo } from './cost-estimator.ts';
@@ -18,6 +19,8 @@ export interface SceneSource {
   lookup(key: string): Scene | undefined;
   /** Validates a draft's actions as a save would (400 naming the action and field). */
   validateActions(actions: unknown): SceneAction[];
+  /** Validates a scene's `networks` against its (validated) actions; null: automatic scope. */
+  validateScope(networks: unknown, actions: readonly SceneAction[]): number[] | null;
 }
 
 export interface PresetSource {
@@ -34,6 +37,8 @@ export interface SceneDispatchDeps {
   overhead?: () => { ms: number; source: 'measured' | 'default' };
   /** The current heat's start-block slots (timing-application integration). */
   heatSlots?: () => readonly StartblockSlot[];
+  /** Several gateways: the networks and their gateways (absent or no networks: one gateway). */
+  router?: NetworkRouter;
 }
 
 /** A draft body: `{label?, actions, stop_on_error?}`. */
@@ -50,8 +55,19 @@ export class SceneDispatchService {
     return loraInfo(rf, source, this.deps.overhead?.());
   }
 
-  /** The planner's view of the store right now. */
-  planContext(optimize = true): PlanContext {
+  /** A network's radio settings: its gateway's, else its record's, else the primary's. */
+  loraOf(networkId: number): LoraInfo {
+    const route = this.deps.router?.route(networkId);
+    if (route?.ok) {
+      const { rf, source } = route.driver.radioSettings();
+      return loraInfo(rf, source, this.deps.overhead?.());
+    }
+    const rf = this.deps.router?.networks()?.find((n) => n.id === networkId)?.rf;
+    return rf ? loraInfo(rf, 'default', this.deps.overhead?.()) : this.lora();
+  }
+
+  /** The planner's view of the store right now (`scope`: the scene's explicit networks). */
+  planContext(optimize = true, scope: readonly number[] | null = null): PlanContext {
     const devices: PlanDevice[] = this.deps.registry.all().map((d) => {
       const sb = deviceTypeInfo(d.dev_type).caps.includes('STARTBLOCK');
       return {
@@ -59,6 +75,7 @@ export class SceneDispatchService {
         groupId: d.groupId,
         groupPending: d.group_pending,
         brightness: d.brightness,
+        network: d.network_id,
         startblock: sb
           ? {
               first: d.specials.startblock_first_slot ?? DEFAULT_SLOT,
@@ -67,28 +84,34 @@ export class SceneDispatchService {
           : null,
       };
     });
+    const networks = this.deps.router?.networks() ?? null;
     return {
       devices,
       optimize,
       preset: (ref) => this.deps.presets.resolve(ref),
       heatSlots: this.deps.heatSlots?.() ?? [],
+      // One network: no network fields at all, so the plan is today's, byte for byte.
+      ...(networks && networks.length > 1 ? { networks, scope } : {}),
     };
   }
 
   estimateStored(key: string): CostEstimate {
     const scene = this.deps.scenes.lookup(key);
     if (!scene) throw new NotFoundError('scene not found');
-    return this.estimate(scene.actions);
+    return this.estimate(scene.actions, scene.networks ?? null);
   }
 
   estimateDraft(body: DraftBody): CostEstimate {
     if (body.actions === undefined || body.actions === null)
       throw new ValidationError('actions: is required');
-    return this.estimate(this.deps.scenes.validateActions(body.actions));
+    const actions = this.deps.scenes.validateActions(body.actions);
+    return this.estimate(actions, this.deps.scenes.validateScope(body.networks, actions));
   }
 
-  estimate(actions: readonly SceneAction[]): CostEstimate {
-    return estimateCost(planScene(actions, this.planContext()), this.lora());
+  estimate(actions: readonly SceneAction[], scope: readonly number[] | null = null): CostEstimate {
+    return estimateCost(planScene(actions, this.planContext(true, scope)), this.lora(), (id) =>
+      this.loraOf(id),
+    );
   }
 
   /**
@@ -103,20 +126,27 @@ export class SceneDispatchService {
     const actions = draft ? this.deps.scenes.validateActions(body.actions) : (stored?.actions ?? []);
     const label = draft ? draftLabel(body.label) : (stored?.label ?? key);
     const stopOnError = parseStop(body.stop_on_error, stored?.stop_on_error ?? true);
-    return this.deps.runner.run({ key, label, actions, stopOnError, draft, context: this.planContext() });
+    const scope =
+      draft && body.networks !== undefined
+        ? this.deps.scenes.validateScope(body.networks, actions)
+        : (stored?.networks ?? null);
+    const context = this.planContext(true, scope);
+    return this.deps.runner.run({ key, label, actions, stopOnError, draft, context });
   }
 
   /**
    * The trigger SYNC that would follow this stored scene (its brightness is the scene's last
    * preset's), planned ahead so a race start only has to hand it to the driver.
    */
-  planSyncAfter(key: string | null): PlannedFrame {
+  planSyncAfter(key: string | null): PlannedFrame[] {
     const stored = key ? this.deps.scenes.lookup(key) : undefined;
     if (key && !stored) throw new NotFoundError('scene_not_found');
-    const plan = planScene([...(stored?.actions ?? []), { kind: 'sync' }], this.planContext());
-    const frame = plan.at(-1)?.frames[0];
-    if (!frame) throw new Error('sync plan without a frame');
-    return frame;
+    // Several networks: one SYNC per network of the arm scene (its scope; no scene: all).
+    const context = this.planContext(true, stored?.networks ?? null);
+    const plan = planScene([...(stored?.actions ?? []), { kind: 'sync' }], context);
+    const frames = plan.at(-1)?.frames ?? [];
+    if (frames.length === 0) throw new Error('sync plan without a frame');
+    return frames;
   }
 
   /**

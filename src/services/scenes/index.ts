@@ -6,6 +6,7 @@
 import type { Clock } from '../../clock.ts';
 import type { StartblockSlot } from '../../domain/scenes/types.ts';
 import type { EventBus } from '../../events.ts';
+import type { NetworkRouter } from '../../gateway/network-parts.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { Store } from '../../state/store.ts';
@@ -49,10 +50,20 @@ export function createScenes(d: {
   heatSlots?: () => readonly StartblockSlot[];
   /** Also told of every frame a scene sent (race lights remember what each gate shows). */
   onSent?: (frames: readonly PlannedFrame[]) => void;
+  /** Several gateways: each network's gateway (scenes are planned and run per network). */
+  router?: NetworkRouter;
 }): ScenesServices {
   const { store, clock, log, driver } = d;
   const nativePresets = new NativePresetService({ store, clock, log });
-  const scenes = new SceneService({ store, clock, log, presets: nativePresets });
+  // The scope check at save reads the planner's view of the fleet (built below).
+  let dispatchRef: SceneDispatchService | null = null;
+  const scenes = new SceneService({
+    store,
+    clock,
+    log,
+    presets: nativePresets,
+    planContext: () => dispatchRef?.planContext() ?? { devices: [], optimize: true, preset: () => undefined },
+  });
   // Group ids are positions: deleting one renumbers the scene actions that name groups.
   d.groups.onRenumber((deletedId) => scenes.renumberGroups(deletedId));
   const overhead = new WireOverheadCalibration(() => driver.radioSettings().rf);
@@ -66,6 +77,7 @@ export function createScenes(d: {
       d.onSent?.(frames);
     },
     onFrameTimed: (f, ms) => overhead.sample(f.body.length, ms),
+    ...(d.router ? { router: d.router } : {}),
   });
   const sceneDispatch = new SceneDispatchService({
     scenes,
@@ -75,7 +87,9 @@ export function createScenes(d: {
     runner,
     overhead: () => overhead.current(),
     heatSlots: d.heatSlots,
+    ...(d.router ? { router: d.router } : {}),
   });
+  dispatchRef = sceneDispatch;
   return {
     nativePresets,
     scenes,

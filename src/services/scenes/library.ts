@@ -14,6 +14,8 @@ import type { Logger } from '../../logger.ts';
 import type { Store } from '../../state/store.ts';
 import { renumberActions } from '../../domain/scenes/renumber.ts';
 import type { NativePresetService } from './native-presets.ts';
+import type { PlanContext } from './dispatch-planner.ts';
+import { checkScope } from './scope.ts';
 import { checkFields, nonEmptyLabel, optionalKey, requiredLabel, sameKey } from './library-input.ts';
 
 export interface SceneInput {
@@ -21,13 +23,21 @@ export interface SceneInput {
   key?: unknown;
   actions?: unknown;
   stop_on_error?: unknown;
+  networks?: unknown;
 }
 
-const SCENE_FIELDS = ['label', 'key', 'actions', 'stop_on_error'];
+const SCENE_FIELDS = ['label', 'key', 'actions', 'stop_on_error', 'networks'];
 
 export class SceneService {
   constructor(
-    private readonly deps: { store: Store; clock: Clock; log: Logger; presets: NativePresetService },
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      log: Logger;
+      presets: NativePresetService;
+      /** The planner's view of the fleet, for checking an explicit network scope at save. */
+      planContext?: () => PlanContext;
+    },
   ) {}
 
   list(): Scene[] {
@@ -54,12 +64,19 @@ export class SceneService {
     });
   }
 
+  /** A scene's `networks` (several gateways): null = automatic; 400 naming the field otherwise. */
+  validateScope(networks: unknown, actions: readonly SceneAction[]): number[] | null {
+    const ctx = this.deps.planContext?.() ?? { devices: [], optimize: true, preset: () => undefined };
+    return checkScope(networks, actions, ctx, this.deps.store.state.networks);
+  }
+
   create(body: SceneInput): Scene {
     checkFields(body, SCENE_FIELDS);
     const label = requiredLabel(body.label);
     const actions = this.validateActions(body.actions);
     const stop = parseStop(body.stop_on_error, true);
-    return this.insert(label, slugify(optionalKey(body.key) ?? label, 'scene'), actions, stop);
+    const scope = this.validateScope(body.networks, actions);
+    return this.insert(label, slugify(optionalKey(body.key) ?? label, 'scene'), actions, stop, scope);
   }
 
   update(key: string, body: SceneInput): Scene {
@@ -70,9 +87,16 @@ export class SceneService {
     const label = body.label === undefined ? sc.label : nonEmptyLabel(body.label);
     const actions = body.actions === undefined ? sc.actions : this.validateActions(body.actions);
     const stop = parseStop(body.stop_on_error, sc.stop_on_error);
+    // An omitted `networks` keeps the stored scope, re-checked against the new actions.
+    const scope = this.validateScope(
+      body.networks === undefined ? (sc.networks ?? null) : body.networks,
+      actions,
+    );
     const now = isoSeconds(this.deps.clock.now());
     this.deps.store.mutate(['SCENES'], () => {
       Object.assign(sc, { label, actions, stop_on_error: stop, updated: now });
+      if (scope) sc.networks = scope;
+      else delete sc.networks;
     });
     this.deps.log.info({ key, id: sc.id, actions: actions.length }, 'scene updated');
     return copy(sc);
@@ -94,7 +118,13 @@ export class SceneService {
       labelIn === undefined || labelIn === null || labelIn === ''
         ? `${src.label} copy`
         : requiredLabel(labelIn);
-    return this.insert(label, slugify(label, 'scene'), structuredClone(src.actions), src.stop_on_error);
+    return this.insert(
+      label,
+      slugify(label, 'scene'),
+      structuredClone(src.actions),
+      src.stop_on_error,
+      src.networks ? [...src.networks] : null,
+    );
   }
 
   /**
@@ -125,13 +155,20 @@ export class SceneService {
     return changed;
   }
 
-  private insert(label: string, slug: string, actions: SceneAction[], stop: boolean): Scene {
+  private insert(
+    label: string,
+    slug: string,
+    actions: SceneAction[],
+    stop: boolean,
+    scope: number[] | null = null,
+  ): Scene {
     const { store, clock } = this.deps;
     const key = uniqueKey(slug, (k) => store.state.scenes.some((s) => s.key === k));
     const now = isoSeconds(clock.now());
     const scene = store.mutate(['SCENES'], (s) => {
       const id = allocateId(s, 'scenes');
       const rec: Scene = { id, key, label, created: now, updated: now, actions, stop_on_error: stop };
+      if (scope) rec.networks = scope;
       s.scenes.push(rec);
       return rec;
     });

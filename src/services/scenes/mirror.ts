@@ -13,7 +13,9 @@ import type { PlannedFrame } from './dispatch-planner.ts';
 
 const BROADCAST_GROUP = 255;
 
-function reached(devices: readonly Device[], f: PlannedFrame, groupId: number): Device[] {
+function reached(all: readonly Device[], f: PlannedFrame, groupId: number): Device[] {
+  // A frame planned for one network reaches only that network's nodes.
+  const devices = f.network === undefined ? all : all.filter((d) => d.network_id === f.network);
   if (f.receiver !== BROADCAST) return devices.filter((d) => d.addr === f.receiver);
   return groupId === BROADCAST_GROUP ? [...devices] : devices.filter((d) => d.groupId === groupId);
 }

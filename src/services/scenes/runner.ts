@@ -12,7 +12,9 @@ import { SceneRunningError } from '../../errors.ts';
 import type { EventBus, SceneProgress } from '../../events.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
+import type { NetworkRouter } from '../../gateway/network-parts.ts';
 import { planScene, type PlanContext, type PlannedAction, type PlannedFrame } from './dispatch-planner.ts';
+import { runParts } from './run-parts.ts';
 
 export type ActionState = 'ok' | 'error' | 'degraded' | 'skipped' | 'cancelled';
 
@@ -29,6 +31,26 @@ export interface ActionResult {
   frames_planned: number;
   frames_sent: number;
   detail?: Record<string, unknown>;
+  /** Several gateways: each network's share of the action. */
+  networks?: NetworkPartResult[];
+}
+
+export interface NetworkPartResult {
+  network_id: number;
+  ok: boolean;
+  /** `degraded`: this network sent nothing (its gateway is missing, or the plan had nothing). */
+  state: 'ok' | 'error' | 'degraded' | 'cancelled';
+  error: string | null;
+  frames_planned: number;
+  frames_sent: number;
+}
+
+/** A failed network share, listed once per action in the run result. */
+export interface NetworkFailure {
+  network_id: number;
+  index: number;
+  state: NetworkPartResult['state'];
+  error: string;
 }
 
 export interface RunResult {
@@ -44,6 +66,8 @@ export interface RunResult {
   started_ts: number;
   ended_ts: number;
   total_duration_ms: number;
+  /** Several gateways: every network share that failed (empty when all went out). */
+  network_failures?: NetworkFailure[];
 }
 
 export interface RunRequest {
@@ -65,6 +89,8 @@ export interface SceneRunnerDeps {
   onSent?(frames: readonly PlannedFrame[]): void;
   /** Called with each frame that went out and the ms from handing it over to TX done. */
   onFrameTimed?(frame: PlannedFrame, elapsedMs: number): void;
+  /** Several gateways: each network's gateway (a plan with `parts` is sent per network). */
+  router?: NetworkRouter;
 }
 
 /** How long a scene frame may wait in the driver's queue before it is dropped. */
@@ -143,6 +169,7 @@ export class SceneRunner {
       else if (r.state === 'error' && req.stopOnError) abortedAt = action.index;
     }
     const ended = clock.now();
+    const networked = plan.some((a) => a.parts !== undefined);
     const ok = results.every((r) => r.ok);
     const firstError = results.find((r) => !r.ok);
     const result: RunResult = {
@@ -157,6 +184,7 @@ export class SceneRunner {
       started_ts: started / 1000,
       ended_ts: ended / 1000,
       total_duration_ms: Math.round(ended - started),
+      ...(networked ? { network_failures: networkFailures(results) } : {}),
     };
     log.info(
       { scene: req.key, ok, error: result.error, duration_ms: result.total_duration_ms },
@@ -197,6 +225,25 @@ export class SceneRunner {
         };
       }
     }
+    if (a.parts && this.deps.router) {
+      const r = await runParts(a, this.deps.router, signal, (d, f) => this.sendFrame(f, d));
+      this.mirror(r.sent);
+      if (r.errors.length > 0)
+        this.deps.log.warn({ index: a.index, kind: a.kind, failures: r.errors }, 'scene action failed');
+      else if (r.degraded.length > 0)
+        this.deps.log.warn({ index: a.index, kind: a.kind, degraded: r.degraded }, 'scene action degraded');
+      return {
+        ...base,
+        ok: r.state === 'ok',
+        state: r.state,
+        ...(r.state === 'degraded' ? { degraded: true as const } : {}),
+        error: r.error,
+        duration_ms: duration(),
+        frames_sent: r.sent.length,
+        ...(r.errors.length > 0 ? { detail: { ...a.detail, failures: r.errors } } : detail),
+        networks: r.networks,
+      };
+    }
     const sent: PlannedFrame[] = [];
     const failures: string[] = [];
     for (const f of a.frames) {
@@ -210,13 +257,7 @@ export class SceneRunner {
       if (err === null) sent.push(f);
       else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err}` : err);
     }
-    if (sent.length > 0) {
-      try {
-        this.deps.onSent?.(sent);
-      } catch (err) {
-        this.deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'scene mirror failed');
-      }
-    }
+    this.mirror(sent);
     if (failures.length === 0)
       return {
         ...base,
@@ -254,16 +295,25 @@ export class SceneRunner {
     };
   }
 
-  /** Sends one planned frame; null when it went out, else why not. */
-  private async sendFrame(f: PlannedFrame): Promise<string | null> {
+  private mirror(sent: readonly PlannedFrame[]): void {
+    if (sent.length === 0) return;
+    try {
+      this.deps.onSent?.(sent);
+    } catch (err) {
+      this.deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'scene mirror failed');
+    }
+  }
+
+  /** Sends one planned frame (through `driver`: one network's gateway); null when it went out, else why not. */
+  private async sendFrame(f: PlannedFrame, driver: GatewayDriver = this.deps.driver): Promise<string | null> {
     const opts = { priority: 'interactive' as const, deadlineMs: FRAME_DEADLINE_MS };
     if (f.via === 'stream' && f.request.op === 'STREAM') {
-      const r = await this.deps.driver.stream(f.receiver, f.request.payload, opts);
+      const r = await driver.stream(f.receiver, f.request.payload, opts);
       if (!r.ok) return `${f.receiver}: ${r.detail}`;
       return r.value.ok ? null : `${f.receiver}: ACK status ${r.value.status}`;
     }
     const t0 = this.deps.clock.now();
-    const out = await this.deps.driver.send(f.receiver, f.request, opts);
+    const out = await driver.send(f.receiver, f.request, opts);
     if (!out.ok) return out.detail;
     this.deps.onFrameTimed?.(f, this.deps.clock.now() - t0);
     return null;
@@ -293,6 +343,14 @@ export class SceneRunner {
       );
     }
   }
+}
+
+function networkFailures(results: readonly ActionResult[]): NetworkFailure[] {
+  return results.flatMap((r) =>
+    (r.networks ?? []).flatMap((n) =>
+      n.ok ? [] : [{ network_id: n.network_id, index: r.index, state: n.state, error: n.error ?? 'failed' }],
+    ),
+  );
 }
 
 function skipped(a: PlannedAction, error: string): ActionResult {

@@ -43,7 +43,7 @@ export class AckedConfigWriter {
     private readonly deps: {
       driver: GatewayDriver;
       clock: Clock;
-      registry: Pick<DeviceRegistry, 'noteConfigSent'>;
+      registry: Pick<DeviceRegistry, 'noteConfigSent'> & Partial<Pick<DeviceRegistry, 'find'>>;
       budgetMs?: number;
     },
   ) {}
@@ -61,9 +61,13 @@ export class AckedConfigWriter {
     }, budgetMs);
     const onCancel = (): void => stop.abort(w.signal?.reason);
     w.signal?.addEventListener('abort', onCancel, { once: true });
+    // Several networks: only the device's own network's announcement proves its reboot (the
+    // same 6-hex address may live on another network).
+    const network = registry.find?.(w.addr)?.network_id;
     const off = w.bootConfirms
       ? driver.on('packet', (p) => {
-          if (p.packet.sender === w.addr && p.reply?.kind === 'IDENTIFY_REPLY') {
+          const sameNet = p.network_id === undefined || network === undefined || p.network_id === network;
+          if (p.packet.sender === w.addr && sameNet && p.reply?.kind === 'IDENTIFY_REPLY') {
             booted = true;
             stop.abort(new Error('node rebooted'));
           }

@@ -141,6 +141,25 @@ describe('send queue: priority, deadlines, cancellation, validation', () => {
     expect(gw.frames.map((f) => f.receiver)).toEqual(['AABB01', 'AABB04', 'AABB02', 'AABB03']);
   });
 
+  it('holds bulk frames while a hold is on (armed race start); urgent/interactive go on', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (_f, g) => g.later(50, ...TX_CYCLE);
+    const release = driver.hold!('bulk');
+    const bulk = [
+      driver.send('AABB01', INDICATE, { priority: 'bulk' }),
+      driver.send('AABB02', INDICATE, { priority: 'bulk' }),
+    ];
+    const urgent = driver.send('AABB03', INDICATE, { priority: 'urgent' });
+    expect(await clock.run(urgent)).toEqual({ ok: true });
+    await clock.advance(1000);
+    // The slot stays idle for the trigger: no bulk frame was written.
+    expect(gw.frames.map((f) => f.receiver)).toEqual(['AABB03']);
+    release();
+    release(); // idempotent
+    expect(await clock.run(Promise.all(bulk))).toEqual([{ ok: true }, { ok: true }]);
+    expect(gw.frames.map((f) => f.receiver)).toEqual(['AABB03', 'AABB01', 'AABB02']);
+  });
+
   it('sends urgent frames (blackout, race start) before queued interactive ones', async () => {
     const { clock, driver, gw } = await rig();
     gw.onM2n = (_f, g) => g.later(50, ...TX_CYCLE);

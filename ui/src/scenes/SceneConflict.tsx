@@ -14,6 +14,8 @@ export interface Draft {
   label: string;
   actions: SceneAction[];
   stop_on_error: boolean;
+  /** The explicit network scope; null = automatic (always, with one network). */
+  networks: number[] | null;
 }
 
 export const toDraft = (s: Scene): Draft => ({
@@ -21,6 +23,7 @@ export const toDraft = (s: Scene): Draft => ({
   label: s.label,
   actions: s.actions,
   stop_on_error: s.stop_on_error,
+  networks: s.networks ?? null,
 });
 
 export type Conflict = { kind: 'changed'; theirs: Draft; what: string } | { kind: 'deleted' };
@@ -30,6 +33,7 @@ export function describeChange(a: Draft, b: Draft): string {
   const out: string[] = [];
   if (a.label !== b.label) out.push('label');
   if (a.stop_on_error !== b.stop_on_error) out.push('stop on error');
+  if (JSON.stringify(a.networks) !== JSON.stringify(b.networks)) out.push('networks');
   const n = Math.min(a.actions.length, b.actions.length);
   for (let i = 0; i < n; i++)
     if (JSON.stringify(a.actions[i]) !== JSON.stringify(b.actions[i])) out.push(`action ${i + 1}`);

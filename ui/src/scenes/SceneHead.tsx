@@ -2,6 +2,7 @@
 import { formatDuration } from '../format.ts';
 import type { Draft } from './SceneConflict.tsx';
 import type { RunResult } from './useSceneRun.ts';
+import { SceneScope } from './SceneScope.tsx';
 
 export function SceneHead({
   draft,
@@ -29,6 +30,7 @@ export function SceneHead({
         />
         Stop on first error
       </label>
+      <SceneScope value={draft.networks} onChange={(networks) => onDraft({ ...draft, networks })} />
       {lastRun && (
         <span class={lastRun.ok ? 'lvl-good' : 'error-text'} data-testid="last-run">
           Last run:{' '}

@@ -1,7 +1,19 @@
 /** The scene editor's footer: the estimated total (or why there is none), delete, duplicate, save, run/stop. */
-import { formatTotal } from './scene-model.ts';
+import { formatFanOut, formatTotal } from './scene-model.ts';
+import { networkNames, sceneNetworks } from './scene-networks.ts';
+import type { NetworkEstimate } from './useSceneEstimate.ts';
 import type { Draft } from './SceneConflict.tsx';
 import type { DraftEstimate } from './useSceneEstimate.ts';
+
+/** "Track A: 1p · 67 ms air · ~79 ms; Track B: …" */
+function fanOutTitle(parts: readonly NetworkEstimate[]): string {
+  return parts
+    .map(
+      (p) =>
+        `${networkNames([p.network_id], sceneNetworks.value)}: ${p.packets}p · ${p.airtime_ms} ms air · ~${p.wall_clock_ms} ms`,
+    )
+    .join('; ');
+}
 
 export function SceneRunBar({
   draft,
@@ -47,6 +59,11 @@ export function SceneRunBar({
           <>Total: {formatTotal(estimate?.total, estimate?.wait ?? 0)}</>
         )}
       </span>
+      {!estError && estimate?.per_network && estimate.per_network.length > 1 && (
+        <span class="muted" data-testid="fan-out" title={fanOutTitle(estimate.per_network)}>
+          {formatFanOut(estimate.total, estimate.per_network, estimate.wait)}
+        </span>
+      )}
       <span class="spacer" />
       {draft.key && (
         <>

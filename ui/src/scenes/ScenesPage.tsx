@@ -16,6 +16,7 @@ import { SceneHead } from './SceneHead.tsx';
 import { SceneList } from './SceneList.tsx';
 import { SceneRunBar } from './SceneRunBar.tsx';
 import { useSceneEstimate } from './useSceneEstimate.ts';
+import { loadSceneNetworks } from './scene-networks.ts';
 import { useSceneRun } from './useSceneRun.ts';
 
 const EMPTY = EMPTY_DRAFT;
@@ -34,6 +35,8 @@ export function ScenesPage() {
   useEffect(() => {
     if (!editorSchema.value)
       void loadEditorSchema().catch((err) => toastError('Loading the scene editor failed', err));
+    // The scope selector and fan-out need the networks; without them the editor works as with one.
+    void loadSceneNetworks().catch(() => undefined);
   }, []);
   // Open the first scene once the library is known.
   useEffect(() => {
@@ -43,7 +46,7 @@ export function ScenesPage() {
       setSaved(JSON.stringify(d));
     }
   }, [scenes.value]);
-  const { estimate, estError, pending: estPending } = useSceneEstimate(draft.actions);
+  const { estimate, estError, pending: estPending } = useSceneEstimate(draft.actions, draft.networks);
   const { running, cards, lastRun, run, stop, reset } = useSceneRun(draft, dirty);
 
   const pick = async (d: Draft) => {
@@ -83,7 +86,12 @@ export function ScenesPage() {
       toast('This scene was changed elsewhere: load theirs or keep yours first', 'error');
       return;
     }
-    const body = { label: draft.label, actions: draft.actions, stop_on_error: draft.stop_on_error };
+    const body = {
+      label: draft.label,
+      actions: draft.actions,
+      stop_on_error: draft.stop_on_error,
+      networks: draft.networks,
+    };
     try {
       const r = draft.key
         ? await put<{ scene: Scene }>(`scenes/${encodeURIComponent(draft.key)}`, body)

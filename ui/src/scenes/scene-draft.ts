@@ -6,7 +6,13 @@
 import { computed, signal } from '@preact/signals';
 import type { Draft } from './SceneConflict.tsx';
 
-export const EMPTY_DRAFT: Draft = { key: null, label: 'New scene', actions: [], stop_on_error: true };
+export const EMPTY_DRAFT: Draft = {
+  key: null,
+  label: 'New scene',
+  actions: [],
+  stop_on_error: true,
+  networks: null,
+};
 
 export const sceneDraft = signal<Draft>(EMPTY_DRAFT);
 /** JSON of the stored version the draft is measured against. */

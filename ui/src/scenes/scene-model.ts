@@ -157,6 +157,15 @@ export function formatCost(e: Estimate | undefined, kind?: string): string {
 }
 
 /** The scene total: airtime without the delays, the waiting shown on its own. */
+/**
+ * Several gateways transmit in parallel: "Fan-out 2 gateways · wall 79 ms · air 134 ms"
+ * (air on all channels, delays left out as in the total).
+ */
+export function formatFanOut(total: Estimate, parts: readonly unknown[], waitMs: number): string {
+  const air = Math.max(0, total.airtime_ms - waitMs);
+  return `Fan-out ${parts.length} gateways · wall ${ms(total.wall_clock_ms)} · air ${ms(air)}`;
+}
+
 export function formatTotal(e: Estimate | undefined, waitMs: number): string {
   if (!e) return '…';
   const air = Math.max(0, e.airtime_ms - waitMs);

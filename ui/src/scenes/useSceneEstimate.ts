@@ -4,16 +4,28 @@ import { ApiError, post } from '../api.ts';
 import { delayTotalMs, type Estimate } from './scene-model.ts';
 import type { SceneAction } from '../types.ts';
 
+/** One network's share (several gateways only). */
+export interface NetworkEstimate {
+  network_id: number;
+  packets: number;
+  airtime_ms: number;
+  wall_clock_ms: number;
+}
+
 export interface DraftEstimate {
   total: Estimate;
   per_action: Estimate[];
+  per_network?: NetworkEstimate[];
   /** The delays of the actions this estimate was made for (the total's waiting time). */
   wait: number;
   /** The draft (serialised) this estimate was made for. */
   basis: string;
 }
 
-export function useSceneEstimate(actions: SceneAction[]): {
+export function useSceneEstimate(
+  actions: SceneAction[],
+  networks: number[] | null = null,
+): {
   estimate: DraftEstimate | null;
   estError: string;
   /** The draft changed since the estimate shown was made (a new one is on its way). */
@@ -21,7 +33,7 @@ export function useSceneEstimate(actions: SceneAction[]): {
 } {
   const [estimate, setEstimate] = useState<DraftEstimate | null>(null);
   const [estError, setEstError] = useState('');
-  const basis = JSON.stringify(actions);
+  const basis = JSON.stringify([actions, networks]);
   useEffect(() => {
     const timer = setTimeout(async () => {
       if (!actions.length) {
@@ -30,7 +42,10 @@ export function useSceneEstimate(actions: SceneAction[]): {
         return;
       }
       try {
-        const r = await post<{ total: Estimate; per_action: Estimate[] }>('scenes/estimate', { actions });
+        const r = await post<{ total: Estimate; per_action: Estimate[]; per_network?: NetworkEstimate[] }>(
+          'scenes/estimate',
+          networks ? { actions, networks } : { actions },
+        );
         setEstimate({ ...r, wait: delayTotalMs(actions), basis });
         setEstError('');
       } catch (err) {

@@ -73,7 +73,12 @@ export function useSceneRun(draft: Draft, dirty: boolean) {
       // Unsaved edits run as given; the stored scene stays as it is.
       const body =
         dirty || !draft.key
-          ? { label: draft.label, actions: draft.actions, stop_on_error: draft.stop_on_error }
+          ? {
+              label: draft.label,
+              actions: draft.actions,
+              stop_on_error: draft.stop_on_error,
+              ...(draft.networks ? { networks: draft.networks } : {}),
+            }
           : {};
       const r = await post<{ result: RunResult }>(`scenes/${encodeURIComponent(key)}/run`, body);
       const res = r.result;

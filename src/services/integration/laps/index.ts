@@ -3,6 +3,8 @@
  * and the service that turns the plugin's events into lap flashes and phase looks.
  */
 import { ScaledClock } from '../../../clock.ts';
+import type { NetworkRouter } from '../../../gateway/network-parts.ts';
+import { parallelAirtimeMs } from '../../scenes/cost-estimator.ts';
 import type { GatewayDriver } from '../../../gateway/types.ts';
 import type { Logger } from '../../../logger.ts';
 import type { SceneDispatchService } from '../../scenes/index.ts';
@@ -57,6 +59,8 @@ export function createRaceLights(d: {
   sceneDispatch: SceneDispatchService;
   integration: IntegrationService;
   looks: LookMemory;
+  /** Several gateways: a flash planned per network goes through that network's gateway. */
+  router?: NetworkRouter;
 }): RaceLights {
   const log = d.log.child({ mod: 'race-lights' });
   const wall = new ScaledClock(1);
@@ -73,7 +77,7 @@ export function createRaceLights(d: {
           flags_override: {},
         },
       ]);
-      airtime = { at: now, ms: est.total.airtime_ms };
+      airtime = { at: now, ms: parallelAirtimeMs(est) };
     }
     return airtime.ms;
   };
@@ -82,7 +86,15 @@ export function createRaceLights(d: {
     wall,
     heat: () => d.integration.heat(),
     planEffect: (target, params) => d.sceneDispatch.planEffect(target, params),
-    send: (f, deadlineMs) => d.driver.send(f.receiver, f.request, { priority: 'interactive', deadlineMs }),
+    send: (f, deadlineMs) => {
+      const r =
+        f.network !== undefined && d.router
+          ? d.router.route(f.network)
+          : { ok: true as const, driver: d.driver };
+      if (!r.ok)
+        return Promise.resolve({ ok: false as const, reason: 'link_down' as const, detail: r.error });
+      return r.driver.send(f.receiver, f.request, { priority: 'interactive', deadlineMs });
+    },
     radioBacklog: () => d.driver.stats().queueDepth,
     flashAirtimeMs,
     startScene: (key, body) => d.integration.startScene(key, body),

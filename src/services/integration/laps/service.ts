@@ -31,6 +31,8 @@ import type { Gate, Phase, RaceLightsSettings } from './settings.ts';
 export interface Frame {
   receiver: string;
   request: M2NRequest;
+  /** The network whose gateway sends it (several gateways). */
+  network?: number;
 }
 
 export interface RaceLightsDeps {
@@ -335,21 +337,27 @@ export class RaceLightsService {
   }
 
   private restoreFrame(f: Frame): Frame {
+    const net = f.network !== undefined ? { network: f.network } : {};
     const groupId = requestGroup(f.request);
     const look = this.deps.looks.lookFor(f.receiver, groupId);
     if (!look)
       return {
+        ...net,
         receiver: f.receiver,
         request: { op: 'CONTROL', groupId, flags: 0, fields: { brightness: 0 } },
       };
     if (look.kind === 'preset') {
       const { flags, presetId, brightness } = look;
-      return { receiver: f.receiver, request: { op: 'PRESET', groupId, flags, presetId, brightness } };
+      return {
+        ...net,
+        receiver: f.receiver,
+        request: { op: 'PRESET', groupId, flags, presetId, brightness },
+      };
     }
     // Every field the flash changed is put back; fields the look never set get neutral values.
     const black: Rgb = [0, 0, 0];
     const fields = { mode: 0, brightness: 0, color1: black, color2: black, color3: black, ...look.fields };
-    return { receiver: f.receiver, request: { op: 'CONTROL', groupId, flags: look.flags, fields } };
+    return { ...net, receiver: f.receiver, request: { op: 'CONTROL', groupId, flags: look.flags, fields } };
   }
 }
 
@@ -361,7 +369,7 @@ function withColors(f: Frame, c1: Rgb, c2: Rgb, c3: Rgb): Frame {
   const r = f.request;
   if (r.op !== 'CONTROL') return f;
   return {
-    receiver: f.receiver,
+    ...f,
     request: { ...r, fields: { ...r.fields, color1: c1, color2: c2, color3: c3 } },
   };
 }
