@@ -86,7 +86,16 @@ const ms = (v: number): string => v.toFixed(0);
 
 export async function fanoutTable(seeds: readonly number[], total: number, lossRate: number): Promise<void> {
   const rows: string[][] = [
-    ['seed', 'wall 1 gw', 'wall 2 nets', 'A p50 clean', 'A p99 clean', 'A p50 B out', 'A p99 B out', 'ok B out'],
+    [
+      'seed',
+      'wall 1 gw',
+      'wall 2 nets',
+      'A p50 clean',
+      'A p99 clean',
+      'A p50 B out',
+      'A p99 B out',
+      'ok B out',
+    ],
   ];
   for (const seed of seeds) {
     const one = await withHost(1, seed, total, lossRate, (h, c) => measure(h, c));
