@@ -60,7 +60,14 @@ export async function raceMorning(
   total: number,
   seed: number,
   lossRate: number,
-): Promise<{ t99: number | null; t100: number | null; restored: number; wrongOff: number }> {
+): Promise<{
+  t99: number | null;
+  t100: number | null;
+  /** Per network: seconds to 99 % of its own nodes restored. */
+  each99: (number | null)[];
+  restored: number;
+  wrongOff: number;
+}> {
   const nodesEach = total / sc.gateways;
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-networks-race-'));
   await writeFile(join(dataDir, 'state.json'), serializeState(knownFieldState(sc, nodesEach, seed)));
@@ -85,11 +92,15 @@ export async function raceMorning(
     const t0 = clock.now();
     let t99: number | null = null;
     let t100: number | null = null;
+    const each99: (number | null)[] = fleets.map(() => null);
     await waitUntil(
       clock,
       () => {
         const k = restored();
         const s = (clock.now() - t0) / 1000;
+        fleets.forEach((f, i) => {
+          if (each99[i] === null && restoredIn(f) >= Math.ceil(0.99 * f.nodes.length)) each99[i] = s;
+        });
         if (t99 === null && k >= Math.ceil(0.99 * total)) t99 = s;
         if (t100 === null && k >= total) t100 = s;
         return k >= total;
@@ -112,7 +123,7 @@ export async function raceMorning(
     );
     const reg = services.registry;
     const wrongOff = reg.all().filter((d) => healthy.has(d.addr) && reg.linkState(d) === 'offline').length;
-    return { t99, t100, restored: done, wrongOff };
+    return { t99, t100, each99, restored: done, wrongOff };
   } finally {
     await host.close();
     clock.stop();

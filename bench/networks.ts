@@ -130,7 +130,9 @@ const conditions = `SF7/125 kHz, ${lossRate * 100} % loss, stepped clock, simula
 const tasks: string[][] = [
   ['fleet', 'seed', 'found', 'bound', 'disc s', 'answered', 'wrong off', 'poll s', 'coll'],
 ];
-const race: string[][] = [['fleet', 'seed', '99 % s', '100 % s', 'restored', 'wrong off']];
+const race: string[][] = [
+  ['fleet', 'seed', '99 % s', '100 % s', '99 % per network s', 'restored', 'wrong off'],
+];
 for (const seed of seeds) {
   let base: TaskRow | undefined;
   let baseRace: number | null | undefined;
@@ -155,6 +157,7 @@ for (const seed of seeds) {
       String(seed),
       rm99.t99 === null ? '—' : ratio(rm99.t99, sc === SCENARIOS[0] ? undefined : (baseRace ?? undefined)),
       rm99.t100 === null ? '—' : rm99.t100.toFixed(1),
+      rm99.each99.map((t) => (t === null ? '—' : t.toFixed(1))).join(' / '),
       `${rm99.restored}/${total}`,
       String(rm99.wrongOff),
     ]);
