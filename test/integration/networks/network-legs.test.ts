@@ -86,6 +86,21 @@ describe('fleet work per network, in parallel', () => {
       for (const s of [a, b]) {
         for (const addr of healthy(s)) expect(rows.find((r) => r.addr === addr)?.state).toBe('online');
       }
+      // The operator's restore (task restore_groups) follows both networks' sweeps, per network.
+      const selection = [...healthy(a), ...healthy(b)];
+      const again = setGroupFrames([a, b]);
+      const restore = await runTask(h, '/api/devices/restore-groups', { selection });
+      again.off();
+      expect(restore.state, restore.last_error ?? '').toBe('done');
+      expect(restore.result).toMatchObject({ total: selection.length, restored: selection.length });
+      expect(restore.meta).toMatchObject({
+        networks: {
+          1: { done: healthy(a).length, total: healthy(a).length },
+          2: { done: healthy(b).length, total: healthy(b).length },
+        },
+      });
+      for (const s of [a, b])
+        expect(again.starts.get(s.fleet.gateway.addr)?.length).toBeGreaterThanOrEqual(healthy(s).length);
     });
   });
 
