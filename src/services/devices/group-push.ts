@@ -78,9 +78,14 @@ export async function pushGroups(
     [...byNetwork].map(async ([id, list]) => {
       const part = parts[id] as NetworkPart & { done: number };
       const leg = legs.find((l) => l.networkId === id);
-      if (!leg) return failNetwork(list, deps, ctx, opts, res, part, meta);
       const mine = newResult(list.length);
-      await pushSequence(list, { ...deps, driver: leg.driver }, ctx, opts, mine, (_i, it) => {
+      if (!leg && (await failNetwork(list, deps, ctx, opts, res, part))) {
+        done += list.length;
+        ctx.setMeta(meta(list[0] as PushItem));
+        return;
+      }
+      // (A gateway that came back in the meantime: its part goes through the Radio.)
+      await pushSequence(list, { ...deps, driver: leg?.driver ?? deps.driver }, ctx, opts, mine, (_i, it) => {
         part.done++;
         done++;
         return meta(it);
@@ -110,6 +115,7 @@ const newResult = (total: number): PushResult => ({
 /**
  * A network without a connected gateway: one SET_GROUP through the Radio tells why at once
  * (it names the network and never waits out a timeout); every device of it stays pending.
+ * Returns false when that SET_GROUP went through after all (the gateway is back).
  */
 async function failNetwork(
   list: readonly PushItem[],
@@ -118,13 +124,13 @@ async function failNetwork(
   opts: PushOpts,
   res: PushResult,
   part: NetworkPart & { done: number },
-  meta: (item: PushItem) => Record<string, unknown>,
-): Promise<void> {
+): Promise<boolean> {
   const first = list[0];
-  if (!first) return;
+  if (!first) return true;
   ctx.checkpoint();
   const out = await deps.driver.setGroup(first.addr, first.groupId, { priority: 'bulk', attempts: 1 });
-  part.error = out.ok ? 'gateway not ready' : out.detail;
+  if (out.ok) return false;
+  part.error = out.detail;
   for (const it of list) {
     if (opts.record ?? true) deps.registry.recordGroup(it.addr, it.groupId, true);
     res.timed_out++;
@@ -132,7 +138,7 @@ async function failNetwork(
   }
   part.failed = list.length;
   part.done = list.length;
-  ctx.setMeta(meta(first));
+  return true;
 }
 
 /** One device after the other on one driver (the one gateway's, or one network's). */
