@@ -84,51 +84,51 @@ export class LinkTestService {
       for (let round = 1; round <= count; round++) {
         const settled = await Promise.allSettled(
           [...lanes.values()].map(async (lane) => {
-            for (const i of lane.items) {
-              await probe(lane, i, round);
-              lane.done++;
-            }
+            for (const i of lane.items) await probe(lane, i, round);
           }),
         );
         const err = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
         if (err) throw err.reason;
       }
-      async function probe(lane: { driver: GatewayDriver }, i: number, round: number): Promise<void> {
+      async function probe(
+        lane: { driver: GatewayDriver; done: number },
+        i: number,
+        round: number,
+      ): Promise<void> {
         const d = devices[i] as Known;
-        {
-          ctx.checkpoint();
-          const s = stats[i] as LinkStats;
-          const t0 = clock.now();
-          const r = await lane.driver.statusUnicast(d.addr, d.groupId, {
-            priority: 'bulk',
-            signal: ctx.signal,
+        ctx.checkpoint();
+        const s = stats[i] as LinkStats;
+        const t0 = clock.now();
+        const r = await lane.driver.statusUnicast(d.addr, d.groupId, {
+          priority: 'bulk',
+          signal: ctx.signal,
+        });
+        ctx.checkpoint();
+        if (r.ok) {
+          ctx.bumpRx('rx_replies');
+          s.heard({
+            rttMs: r.value.ts - t0,
+            hostRssi: r.value.rssi,
+            hostSnr: r.value.snr,
+            nodeRssi: r.value.reply.rssi,
+            nodeSnr: r.value.reply.snr,
           });
-          ctx.checkpoint();
-          if (r.ok) {
-            ctx.bumpRx('rx_replies');
-            s.heard({
-              rttMs: r.value.ts - t0,
-              hostRssi: r.value.rssi,
-              hostSnr: r.value.snr,
-              nodeRssi: r.value.reply.rssi,
-              nodeSnr: r.value.reply.snr,
-            });
-          } else {
-            lost++;
-            s.lost();
-            onLost?.(d.addr);
-          }
-          done++;
-          const nets = networks();
-          ctx.setMeta({
-            ...meta,
-            round,
-            index: done,
-            addr: d.addr,
-            lost,
-            ...(nets ? { networks: nets } : {}),
-          });
+        } else {
+          lost++;
+          s.lost();
+          onLost?.(d.addr);
         }
+        done++;
+        lane.done++;
+        const nets = networks();
+        ctx.setMeta({
+          ...meta,
+          round,
+          index: done,
+          addr: d.addr,
+          lost,
+          ...(nets ? { networks: nets } : {}),
+        });
       }
       const result = { count, devices: stats.map((s) => s.result()) };
       log.info(

@@ -160,6 +160,42 @@ describe('fleet work per network, in parallel', () => {
     },
   );
 
+  it('link-test-walks-both-networks-in-parallel-each-through-its-gateway', { timeout: LONG }, async () => {
+    await withHost({ nodes: 4, seed: 2, simGateways: 2 }, async (h) => {
+      await runTask(h, '/api/discover', { newGroupName: 'Track' });
+      const fleets = await fleetsByNetwork(h);
+      const [a, b] = [fleets.get(1)!, fleets.get(2)!];
+      const macs = [...healthy(a), ...healthy(b)];
+      const starts = new Map<string, number[]>([
+        [a.fleet.gateway.addr, []],
+        [b.fleet.gateway.addr, []],
+      ]);
+      const offs = [a, b].map((s) =>
+        s.fleet.air.events.on('tx', (e) => {
+          const p = decodeLoraPacket(e.bytes);
+          if (p && (p.typeFull & 0x7f) === OPC.STATUS && e.sender === s.fleet.gateway.addr)
+            starts.get(e.sender)?.push(e.start);
+        }),
+      );
+      const t = await runTask(h, '/api/link-test', { macs, count: 3 });
+      for (const off of offs) off();
+      expect(t.state, t.last_error ?? '').toBe('done');
+      const result = t.result as { devices: { addr: string; sent: number }[] };
+      expect(result.devices.map((d) => d.addr).sort()).toEqual([...macs].sort());
+      expect(t.meta).toMatchObject({
+        index: macs.length * 3,
+        networks: {
+          1: { done: healthy(a).length * 3, total: healthy(a).length * 3 },
+          2: { done: healthy(b).length * 3, total: healthy(b).length * 3 },
+        },
+      });
+      // Each network's probes went out on its own gateway, the two lanes at the same time.
+      expect(starts.get(a.fleet.gateway.addr)?.length).toBeGreaterThanOrEqual(healthy(a).length * 3);
+      expect(starts.get(b.fleet.gateway.addr)?.length).toBeGreaterThanOrEqual(healthy(b).length * 3);
+      expect(overlap(starts.get(a.fleet.gateway.addr)!, starts.get(b.fleet.gateway.addr)!)).toBe(true);
+    });
+  });
+
   it(
     'a-leg-fails-at-once-when-its-gateway-is-unplugged-and-the-other-network-completes',
     { timeout: LONG },
