@@ -1,15 +1,23 @@
 /**
- * Networks benchmark (prints a table, asserts nothing): the same fleet size on one gateway
- * and split over two gateways on separate channels (one network each), on the stepped
- * clock like bench/fleet.ts, so the numbers are deterministic and independent of load.
+ * Networks benchmark (prints tables, asserts nothing): the same fleet on one gateway, split
+ * over two gateways on separate channels, and split over two gateways on the SAME channel
+ * (shown, not targeted: why networks need separate channels), side by side in one run, on
+ * the stepped clock like bench/fleet.ts (deterministic per seed, independent of load).
+ * SF7/125 kHz, 5 % packet loss per receiver.
  *
  *   npm run bench:networks                 300 nodes, seeds 1–3
  *   npm run bench:networks -- 200 --seeds 1
+ *   npm run bench:networks -- --no-loss    the stage-1 conditions (no packet loss)
  *
- * Per run: a discovery into a new group, then a status poll of every device.
+ * Table 1, per run: a discovery into a new group, then a status poll of every device.
  *   found / bound   devices the discovery reported / nodes that acknowledged the group
  *   wrong off       healthy, bound nodes the poll marked offline
- *   disc s, poll s  simulated seconds of each task
+ *   disc s, poll s  simulated seconds of each task (× = ratio to 1 × N of the same seed)
+ *   coll            packets lost to collisions during both tasks (the shared air's count)
+ * Table 2, race morning (bench/networks-race.ts): the bound field reboots at once; time to
+ *   99 % / 100 % restored, and healthy nodes the next poll marks offline.
+ * Table 3, fan-out (bench/networks-fanout.ts): a broadcast CONTROL's wall clock on the air;
+ *   network A's CONTROL latency with B's gateway unplugged vs clean.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,12 +27,22 @@ import { startHost, type HostHandle } from '../src/host.ts';
 import { silentLogger } from '../src/logger.ts';
 import { snrFloorDb } from '../src/sim/air.ts';
 import type { TaskSnapshot } from '../src/tasks/task-manager.ts';
+import { fanoutTable } from './networks-fanout.ts';
+import { raceMorning } from './networks-race.ts';
+import { printTable, type Scenario } from './networks-util.ts';
 import { simHostConfig } from './sim-host-config.ts';
 
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seeds');
 const seeds = seedArg >= 0 ? (args[seedArg + 1] ?? '1').split(',').map(Number) : [1, 2, 3];
 const total = Number(args.find((a, i) => /^\d+$/.test(a) && i !== seedArg + 1) ?? 300);
+const lossRate = args.includes('--no-loss') ? 0 : 0.05;
+
+const SCENARIOS: Scenario[] = [
+  { label: `1 × ${total}`, gateways: 1, sameChannel: false },
+  { label: `2 × ${total / 2} ch 1+2`, gateways: 2, sameChannel: false },
+  { label: `2 × ${total / 2} one ch`, gateways: 2, sameChannel: true },
+];
 
 function waitTask(host: HostHandle, id: number): Promise<TaskSnapshot> {
   const current = host.services.tasks.current();
@@ -39,12 +57,28 @@ function waitTask(host: HostHandle, id: number): Promise<TaskSnapshot> {
   });
 }
 
-async function run(gateways: number, seed: number): Promise<string[]> {
+interface TaskRow {
+  found: number;
+  bound: number;
+  discS: number;
+  answered: number;
+  wrongOff: number;
+  pollS: number;
+  collisions: number;
+}
+
+async function run(sc: Scenario, seed: number): Promise<TaskRow> {
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-networks-'));
   const clock = new SteppedClock(1).start();
-  const cfg = { ...simHostConfig(dataDir, total / gateways, seed), simGateways: gateways };
+  const cfg = {
+    ...simHostConfig(dataDir, total / sc.gateways, seed),
+    simGateways: sc.gateways,
+    ...(sc.sameChannel ? { simSameChannel: true } : {}),
+  };
   const host = await startHost(cfg, silentLogger(), { simClock: clock });
   try {
+    const air = host.sims[0]?.fleet.air;
+    if (air) air.lossRate = lossRate;
     await clock.sleep(8000);
     const floor = snrFloorDb(7);
     const fleets = host.sims.map((s) => s.fleet);
@@ -52,6 +86,7 @@ async function run(gateways: number, seed: number): Promise<string[]> {
       f.nodes.filter((n) => (f.air.qualityOf(n.addr)?.snr ?? -99) >= floor + 1.5).map((n) => n.addr),
     );
     const { services } = host;
+    const coll0 = air?.stats.collisions ?? 0;
     let t0 = clock.now();
     const disc = await waitTask(host, services.discovery.start({ newGroupName: 'Fleet' }).id);
     const discS = (clock.now() - t0) / 1000;
@@ -72,17 +107,15 @@ async function run(gateways: number, seed: number): Promise<string[]> {
         .filter((d) => !d.online)
         .map((d) => d.addr),
     );
-    const wrongOff = healthy.filter((a) => bound.has(a) && offline.has(a)).length;
-    return [
-      `${gateways} × ${total / gateways}`,
-      String(seed),
-      String(r.found ?? 0),
-      String(bound.size),
-      discS.toFixed(1),
-      String((poll.result as { updated?: number } | null)?.updated ?? 0),
-      String(wrongOff),
-      pollS.toFixed(1),
-    ];
+    return {
+      found: r.found ?? 0,
+      bound: bound.size,
+      discS,
+      answered: (poll.result as { updated?: number } | null)?.updated ?? 0,
+      wrongOff: healthy.filter((a) => bound.has(a) && offline.has(a)).length,
+      pollS,
+      collisions: (air?.stats.collisions ?? 0) - coll0,
+    };
   } finally {
     await host.close();
     clock.stop();
@@ -90,13 +123,46 @@ async function run(gateways: number, seed: number): Promise<string[]> {
   }
 }
 
-const rows: string[][] = [['fleet', 'seed', 'found', 'bound', 'disc s', 'answered', 'wrong off', 'poll s']];
-for (const seed of seeds) for (const g of [1, 2]) rows.push(await run(g, seed));
-const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
-console.log(
-  `\nOne gateway vs two on separate channels, ${total} nodes (SF7/125 kHz, stepped clock, simulated s)`,
-);
-rows.forEach((r, i) => {
-  console.log(r.map((cell, c) => cell.padStart(widths[c] ?? 0)).join('  '));
-  if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-});
+const ratio = (v: number, base: number | undefined): string =>
+  base ? `${v.toFixed(1)} (${(v / base).toFixed(2)}×)` : v.toFixed(1);
+
+const conditions = `SF7/125 kHz, ${lossRate * 100} % loss, stepped clock, simulated s`;
+const tasks: string[][] = [
+  ['fleet', 'seed', 'found', 'bound', 'disc s', 'answered', 'wrong off', 'poll s', 'coll'],
+];
+const race: string[][] = [
+  ['fleet', 'seed', '99 % s', '100 % s', '99 % per network s', 'restored', 'wrong off'],
+];
+for (const seed of seeds) {
+  let base: TaskRow | undefined;
+  let baseRace: number | null | undefined;
+  for (const sc of SCENARIOS) {
+    const row = await run(sc, seed);
+    base ??= row;
+    tasks.push([
+      sc.label,
+      String(seed),
+      String(row.found),
+      String(row.bound),
+      ratio(row.discS, sc === SCENARIOS[0] ? undefined : base.discS),
+      String(row.answered),
+      String(row.wrongOff),
+      ratio(row.pollS, sc === SCENARIOS[0] ? undefined : base.pollS),
+      String(row.collisions),
+    ]);
+    const rm99 = await raceMorning(sc, total, seed, lossRate);
+    if (baseRace === undefined) baseRace = rm99.t99;
+    race.push([
+      sc.label,
+      String(seed),
+      rm99.t99 === null ? '—' : ratio(rm99.t99, sc === SCENARIOS[0] ? undefined : (baseRace ?? undefined)),
+      rm99.t100 === null ? '—' : rm99.t100.toFixed(1),
+      rm99.each99.map((t) => (t === null ? '—' : t.toFixed(1))).join(' / '),
+      `${rm99.restored}/${total}`,
+      String(rm99.wrongOff),
+    ]);
+  }
+}
+printTable(`Discovery and status poll, ${total} nodes (${conditions})`, tasks);
+printTable(`Race morning: the bound field reboots at once, ${total} nodes (${conditions})`, race);
+await fanoutTable(seeds, total, lossRate);

@@ -27,6 +27,8 @@ export interface Config {
   gateways?: GatewaySpec[];
   /** Simulated gateways (each with its own fleet of `simNodes`, on its own channel); default 1. */
   simGateways?: number;
+  /** Benchmarks only (no flag): every simulated gateway on one channel, to show why networks need separate ones. */
+  simSameChannel?: boolean;
   simNodes: number;
   simSeed: number;
   simTimeScale: number;

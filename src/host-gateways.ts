@@ -131,6 +131,7 @@ export async function chooseGateways(
   const { startSimGatewaysOnMemory } = await import('./sim/fleets.ts');
   const sims = startSimGatewaysOnMemory({
     gateways: simCount,
+    ...(cfg.simSameChannel ? { sameChannel: true } : {}),
     nodes: cfg.simNodes,
     seed: cfg.simSeed,
     clock,

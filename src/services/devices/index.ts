@@ -79,7 +79,7 @@ export function createDevices(d: DevicesDeps): DevicesServices {
   );
   return {
     recovery,
-    restoreGroups: new RestoreGroupsTask({ recovery, registry, groups, tasks, clock: d.clock }),
+    restoreGroups: new RestoreGroupsTask({ recovery, registry, groups, tasks, clock: d.clock, driver }),
     master,
     registry,
     groups,

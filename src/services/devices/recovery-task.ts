@@ -3,8 +3,12 @@
  * gates back". The chosen known nodes (selection, a group, or all) become rejoining and go
  * through the same sweep as the automatic recovery, answered or not before; the task
  * follows them until each is restored or given up, with progress in its meta. Cancel
- * takes the nodes it added out of the recovery without calling them offline.
+ * takes the nodes it added out of the recovery without calling them offline. With several
+ * gateways the sweep runs per network (recovery-sweeps.ts) and the meta gains
+ * `networks: {id: {done, total}}`.
  */
+import { networkLegs } from '../../gateway/radio.ts';
+import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Clock } from '../../clock.ts';
 import { ValidationError } from '../../errors.ts';
 import type { Addr } from '../../protocol/types.ts';
@@ -37,6 +41,7 @@ export class RestoreGroupsTask {
       groups: GroupService;
       tasks: TaskManager;
       clock: Clock;
+      driver: GatewayDriver;
     },
   ) {}
 
@@ -66,6 +71,24 @@ export class RestoreGroupsTask {
       const failed: RestoreResult['failed'] = [];
       let restored = 0;
       const open = new Set(targets);
+      // Several gateways: progress per network (each network's sweep runs on its own).
+      let byNetwork: Map<number, Addr[]> | null = null;
+      if (networkLegs(this.deps.driver)) {
+        byNetwork = new Map();
+        for (const a of targets) {
+          const id = registry.find(a)?.network_id ?? 0;
+          byNetwork.set(id, [...(byNetwork.get(id) ?? []), a]);
+        }
+      }
+      const networks = (): Record<string, { done: number; total: number }> | undefined =>
+        byNetwork
+          ? Object.fromEntries(
+              [...byNetwork].map(([id, list]) => [
+                id,
+                { done: list.filter((a) => !open.has(a)).length, total: list.length },
+              ]),
+            )
+          : undefined;
       try {
         for (;;) {
           for (const a of [...open]) {
@@ -82,6 +105,7 @@ export class RestoreGroupsTask {
             total: targets.length,
             restored,
             failed: failed.length,
+            ...(byNetwork ? { networks: networks() } : {}),
           });
           if (open.size === 0) break;
           ctx.checkpoint();

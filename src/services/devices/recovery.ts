@@ -20,7 +20,7 @@ import type { Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
 import type { Device } from '../../domain/model.ts';
 import type { DeviceRegistry, HeardNote } from './registry.ts';
-import { RecoverySweep } from './recovery-sweep.ts';
+import { NetworkSweeps } from './recovery-sweeps.ts';
 import {
   DEFAULT_RECOVERY_OPTIONS,
   type RecoveryOptions,
@@ -50,7 +50,7 @@ export class RecoveryService {
   private readonly entries = new Map<Addr, RejoinEntry>();
   /** Clock ms of the last reply proving the node bound (STATUS, SET_GROUP ACK, right group). */
   private readonly boundAt = new Map<Addr, number>();
-  private readonly sweep: RecoverySweep;
+  private readonly sweep: NetworkSweeps;
   private progressState: RecoveryProgress;
   private announcements: number[] = [];
   private readonly cooldown = new Map<Addr, number>();
@@ -67,11 +67,12 @@ export class RecoveryService {
   ) {
     this.opts = { ...DEFAULT_RECOVERY_OPTIONS, ...opts };
     this.progressState = this.emptyProgress();
-    this.sweep = new RecoverySweep({
+    this.sweep = new NetworkSweeps({
       clock: deps.clock,
       driver: deps.driver,
       log: deps.log,
       opts: this.opts,
+      networkOf: (a) => deps.registry.find(a)?.network_id ?? null,
       host: {
         entries: () => this.entries.values(),
         has: (a) => this.entries.has(a),

@@ -1,0 +1,76 @@
+/**
+ * The recovery sweep per network: with one gateway this is the one RecoverySweep on the
+ * driver itself (today's behaviour, exactly). With several, each network whose gateway is
+ * connected gets its own sweep on its own driver, over its own rejoining nodes, so the
+ * networks restore in parallel (each gateway's air is its own): a race morning of 2 × 150
+ * takes about what one network of 150 takes, not what 300 take. Nodes of a network that
+ * has no sweep (its gateway was never connected since the episode began) are swept through
+ * the Radio, which fails them at once naming the network; their deadlines run as before.
+ */
+import type { Clock } from '../../clock.ts';
+import { networkLegs } from '../../gateway/radio.ts';
+import type { GatewayDriver } from '../../gateway/types.ts';
+import type { Logger } from '../../logger.ts';
+import type { Addr } from '../../protocol/types.ts';
+import { RecoverySweep, type SweepHost } from './recovery-sweep.ts';
+import type { RecoveryOptions, RejoinEntry } from './recovery-types.ts';
+
+/** Key of the sweep for nodes of networks without their own sweep (through the Radio). */
+const REST = 0;
+
+export class NetworkSweeps {
+  private readonly sweeps = new Map<number, RecoverySweep>();
+  private stopped = false;
+
+  constructor(
+    private readonly deps: {
+      clock: Clock;
+      driver: GatewayDriver;
+      log: Logger;
+      opts: RecoveryOptions;
+      host: SweepHost;
+      networkOf: (addr: Addr) => number | null;
+    },
+  ) {}
+
+  /** Starts or wakes the sweeps (see RecoverySweep.kick); one per connected network. */
+  kick(settle: boolean, restart = false): void {
+    if (this.stopped) return;
+    const legs = networkLegs(this.deps.driver);
+    if (!legs || legs.length === 0) {
+      this.sweep(REST, this.deps.driver).kick(settle, restart);
+      return;
+    }
+    for (const leg of legs) this.sweep(leg.networkId, leg.driver).kick(settle, restart);
+    // Nodes whose network has no sweep: through the Radio (fails at once, naming it).
+    if (this.orphans().length > 0) this.sweep(REST, this.deps.driver).kick(settle, restart);
+  }
+
+  get active(): boolean {
+    return [...this.sweeps.values()].some((s) => s.active);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.sweeps.values()].map((s) => s.stop()));
+  }
+
+  private orphans(): RejoinEntry[] {
+    return [...this.deps.host.entries()].filter((e) => !this.sweeps.has(this.deps.networkOf(e.addr) ?? REST));
+  }
+
+  private sweep(key: number, driver: GatewayDriver): RecoverySweep {
+    const known = this.sweeps.get(key);
+    if (known) return known;
+    const { host } = this.deps;
+    // A network's sweep sees only its nodes; the REST sweep those no other sweep serves.
+    const mine = (e: RejoinEntry): boolean => {
+      const id = this.deps.networkOf(e.addr) ?? REST;
+      return key === REST ? id === REST || !this.sweeps.has(id) : id === key;
+    };
+    const view: SweepHost = { ...host, entries: () => [...host.entries()].filter(mine) };
+    const s = new RecoverySweep({ ...this.deps, driver, host: view });
+    this.sweeps.set(key, s);
+    return s;
+  }
+}
