@@ -38,7 +38,7 @@ export function defaultMode(): ServerMode {
   return existsSync(DIST_MAIN) ? 'dist' : 'tsx';
 }
 
-/** The Node flags of the `start` script (`node <flags> scripts/start.mjs`): the same memory settings. */
+/** The Node flags of the `start` script (`node <flags> scripts/start.cjs`): the same memory settings. */
 export function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
   const words = (pkg.scripts.start ?? '').split(/\s+/);

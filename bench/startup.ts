@@ -48,7 +48,7 @@ const LISTS = [
 interface Way {
   name: string;
   cmd: (opts: string[]) => [string, string[]];
-  /** Where its dist/server lives: the V8 code cache is written there (scripts/server-main.mjs). */
+  /** Where its dist/server lives: the V8 code cache is written there (scripts/server-main.cjs). */
   serverDir: string;
 }
 
