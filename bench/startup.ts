@@ -16,7 +16,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -146,6 +146,20 @@ async function once(way: Way, dataDir: string, pi: boolean, warmUp = false): Pro
     const exited = new Promise((r) => child.once('exit', r));
     if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
     await exited;
+    // pi-class.sh can exit before the host has finished shutting down: wait for the group.
+    for (let i = 0; child.pid && groupAlive(child.pid); i++) {
+      if (i === 600) process.kill(-child.pid, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -191,19 +205,22 @@ async function main(): Promise<void> {
     });
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-bench-startup-'));
+  // On the simulator the host keeps its state in the data dir's simulator/ folder.
+  const stateFile = join(dataDir, 'simulator', 'state.json');
+  await mkdir(join(dataDir, 'simulator'));
   const state = serializeState(fleetState(300, 16));
   const rows: string[][] = [];
   try {
     for (const way of ways) {
       // The first start after an install or build: no code cache yet (it writes one).
       for (const f of caches(way.serverDir)) await rm(join(way.serverDir, f));
-      await writeFile(join(dataDir, 'state.json'), state);
+      await writeFile(stateFile, state);
       const first = await once(way, dataDir, false, true);
       for (const pi of withPi ? [false, true] : [false]) {
         const samples: Sample[] = [];
         const n = pi ? PI_RUNS : RUNS;
         for (let i = 0; i < n; i++) {
-          await writeFile(join(dataDir, 'state.json'), state);
+          await writeFile(stateFile, state);
           samples.push(await once(way, dataDir, pi));
         }
         const ready = samples.map((s) => s.readyMs);
