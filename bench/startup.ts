@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { serializeState } from '../src/state/migrations.ts';
 import { freePort } from '../test/integration/harness.ts';
 import { fleetState } from './fleet-state.ts';
-import { startFlags } from './host-process.ts';
+import { startEnv, startFlags } from './host-process.ts';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -50,6 +50,8 @@ interface Way {
   cmd: (opts: string[]) => [string, string[]];
   /** Where its dist/server lives: the V8 code cache is written there (scripts/server-main.cjs). */
   serverDir: string;
+  /** The start's environment (the direct start gets what the `start` script sets). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The node process serving `port` (under npm or pi-class it is a grandchild). */
@@ -113,8 +115,8 @@ async function once(way: Way, dataDir: string, pi: boolean, warmUp = false): Pro
   const [cmd, args] = way.cmd([...opts, '--gateway', 'sim']);
   const t0 = performance.now();
   const child: ChildProcess = pi
-    ? spawn('bash', [PI_CLASS, cmd, ...args], { stdio: 'ignore', detached: true })
-    : spawn(cmd, args, { stdio: 'ignore', detached: true });
+    ? spawn('bash', [PI_CLASS, cmd, ...args], { stdio: 'ignore', detached: true, env: way.env })
+    : spawn(cmd, args, { stdio: 'ignore', detached: true, env: way.env });
   const api = `http://127.0.0.1:${port}/lightnet/api`;
   let readyMs = -1;
   try {
@@ -188,6 +190,7 @@ async function main(): Promise<void> {
         ],
       ],
       serverDir: 'dist/server',
+      env: { ...process.env, ...startEnv() },
     },
     { name: 'npm start', cmd: (o) => ['npm', ['start', '--', ...o]], serverDir: 'dist/server' },
   ];

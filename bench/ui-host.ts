@@ -13,7 +13,7 @@ import { ScaledClock } from '../src/clock.ts';
 import { createFleet, type SimFleet } from '../src/sim/fleet.ts';
 import { startSimTcpServer } from '../src/sim/sim-host.ts';
 import { freePort } from '../test/integration/harness.ts';
-import { DIST_MAIN, startFlags } from './host-process.ts';
+import { DIST_MAIN, startEnv, startFlags } from './host-process.ts';
 
 export const PI_CLASS = resolve('..', 'shared', 'tools', 'pi-class.sh');
 export const piClassAvailable = (): boolean => existsSync(PI_CLASS);
@@ -50,7 +50,11 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   const [cmd, ...rest] = piClass ? ['bash', PI_CLASS, ...node] : node;
   const t0 = performance.now();
   // Its own process group: pi-class.sh's child and the host stop together.
-  const child: ChildProcess = spawn(cmd!, rest, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const child: ChildProcess = spawn(cmd!, rest, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+    env: { ...process.env, ...startEnv() },
+  });
   const url = `http://127.0.0.1:${port}/lightnet`;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let readyMs = -1;
