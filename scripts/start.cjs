@@ -29,8 +29,8 @@ function build(args) {
 
 const reason = staleReason(ROOT);
 if (reason) {
-  process.stderr.write(`lightnet: building dist/server (${reason})\n`);
-  if (!build([join(ROOT, 'scripts', 'build-server.mjs')])) {
+  // It says why and how long the build took (`lightnet: built dist/server (<reason>) …`).
+  if (!build([join(ROOT, 'scripts', 'build-server.mjs'), '--if-stale'])) {
     process.stderr.write('lightnet: the server build failed\n');
     process.exit(1);
   }
