@@ -19,6 +19,8 @@
  * the radio) and the host reaches them over TCP. Prints tables; asserts nothing. Builds
  * the UI (and the server, when stale) first unless --no-build.
  *
+ * BENCH_DEBUG=1 prints every Blackout click's latency as it is measured.
+ *
  * `--trace DIR` also writes a chromium trace of each scroll (DIR/scroll-N.json, for
  * chrome://tracing or the DevTools performance panel) to see what a long task did.
  *
@@ -492,6 +494,7 @@ async function blackoutBench(
         const clickedAt = await inPage<number>(page, 'window.__bench.clickBlackout()');
         await done;
         out.push(firstAt - clickedAt);
+        if (process.env.BENCH_DEBUG) console.log(`click ${i}: ${(firstAt - clickedAt).toFixed(0)} ms`);
         // The page has finished with this one (a click while one is in flight is ignored).
         await page.locator('[data-testid=blackout][aria-busy=false]').waitFor();
         // Blackout cancelled the poll: wait until it ended before the next round.
