@@ -12,4 +12,19 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The start path's scripts are CommonJS (scripts/start.cjs: no ES-module loader at start).
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+        setTimeout: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -38,11 +38,24 @@ export function defaultMode(): ServerMode {
   return existsSync(DIST_MAIN) ? 'dist' : 'tsx';
 }
 
-/** The Node flags of the `start` script (`node <flags> scripts/start.mjs`): the same memory settings. */
+/** The Node flags of the `start` script (`node <flags> scripts/start.cjs`): the same memory settings. */
 export function startFlags(): string[] {
+  return startWords().filter((w) => w.startsWith('--'));
+}
+
+/** The environment the `start` script sets (`NAME=value … exec node …`), e.g. MALLOC_ARENA_MAX. */
+export function startEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const w of startWords()) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(w);
+    if (m) env[m[1]!] = m[2]!;
+  }
+  return env;
+}
+
+function startWords(): string[] {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-  const words = (pkg.scripts.start ?? '').split(/\s+/);
-  return words.slice(1).filter((w) => w.startsWith('--'));
+  return (pkg.scripts.start ?? '').split(/\s+/);
 }
 
 /** Node arguments that start the host in `mode` (dist: the built JS, as `npm start` runs it). */
@@ -103,6 +116,7 @@ export async function spawnHost(
         ['--import', './bench/probe.mjs', ...hostArgs(mode, extraNodeFlags()), ...hostOpts],
         {
           stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+          env: { ...process.env, ...startEnv() },
         },
       );
   const url = `http://127.0.0.1:${port}/lightnet`;

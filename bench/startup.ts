@@ -16,14 +16,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { serializeState } from '../src/state/migrations.ts';
 import { freePort } from '../test/integration/harness.ts';
 import { fleetState } from './fleet-state.ts';
-import { startFlags } from './host-process.ts';
+import { startEnv, startFlags } from './host-process.ts';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -48,8 +48,10 @@ const LISTS = [
 interface Way {
   name: string;
   cmd: (opts: string[]) => [string, string[]];
-  /** Where its dist/server lives: the V8 code cache is written there (scripts/server-main.mjs). */
+  /** Where its dist/server lives: the V8 code cache is written there (scripts/server-main.cjs). */
   serverDir: string;
+  /** The start's environment (the direct start gets what the `start` script sets). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The node process serving `port` (under npm or pi-class it is a grandchild). */
@@ -113,8 +115,8 @@ async function once(way: Way, dataDir: string, pi: boolean, warmUp = false): Pro
   const [cmd, args] = way.cmd([...opts, '--gateway', 'sim']);
   const t0 = performance.now();
   const child: ChildProcess = pi
-    ? spawn('bash', [PI_CLASS, cmd, ...args], { stdio: 'ignore', detached: true })
-    : spawn(cmd, args, { stdio: 'ignore', detached: true });
+    ? spawn('bash', [PI_CLASS, cmd, ...args], { stdio: 'ignore', detached: true, env: way.env })
+    : spawn(cmd, args, { stdio: 'ignore', detached: true, env: way.env });
   const api = `http://127.0.0.1:${port}/lightnet/api`;
   let readyMs = -1;
   try {
@@ -146,6 +148,20 @@ async function once(way: Way, dataDir: string, pi: boolean, warmUp = false): Pro
     const exited = new Promise((r) => child.once('exit', r));
     if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
     await exited;
+    // pi-class.sh can exit before the host has finished shutting down: wait for the group.
+    for (let i = 0; child.pid && groupAlive(child.pid); i++) {
+      if (i === 600) process.kill(-child.pid, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -174,6 +190,7 @@ async function main(): Promise<void> {
         ],
       ],
       serverDir: 'dist/server',
+      env: { ...process.env, ...startEnv() },
     },
     { name: 'npm start', cmd: (o) => ['npm', ['start', '--', ...o]], serverDir: 'dist/server' },
   ];
@@ -191,19 +208,22 @@ async function main(): Promise<void> {
     });
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-bench-startup-'));
+  // On the simulator the host keeps its state in the data dir's simulator/ folder.
+  const stateFile = join(dataDir, 'simulator', 'state.json');
+  await mkdir(join(dataDir, 'simulator'));
   const state = serializeState(fleetState(300, 16));
   const rows: string[][] = [];
   try {
     for (const way of ways) {
       // The first start after an install or build: no code cache yet (it writes one).
       for (const f of caches(way.serverDir)) await rm(join(way.serverDir, f));
-      await writeFile(join(dataDir, 'state.json'), state);
+      await writeFile(stateFile, state);
       const first = await once(way, dataDir, false, true);
       for (const pi of withPi ? [false, true] : [false]) {
         const samples: Sample[] = [];
         const n = pi ? PI_RUNS : RUNS;
         for (let i = 0; i < n; i++) {
-          await writeFile(join(dataDir, 'state.json'), state);
+          await writeFile(stateFile, state);
           samples.push(await once(way, dataDir, pi));
         }
         const ready = samples.map((s) => s.readyMs);

@@ -1,5 +1,6 @@
 /**
- * `npm run import -- <racelink-dir> [--data-dir DIR] [--dry-run] [--backup ID]`: moves a
+ * `npm run import -- <racelink-dir> [--data-dir DIR] [--dry-run] [--backup ID]` (in a release:
+ * `bin/lightnet import <racelink-dir> …`, bundled as dist/server/import.cjs): moves a
  * RaceLink user's data folder into a Lightnet data dir. It opens the data dir with the
  * host's own Store and persistence (the same load, journal, fsync and atomic snapshot as a
  * running host), keeps a backup of what was there and prints the report. It refuses when a
@@ -23,6 +24,10 @@ import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
 import { TaskManager } from './tasks/task-manager.ts';
 import { ValidationError } from './errors.ts';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 interface Args {
   racelinkDir: string;
@@ -33,7 +38,8 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const cmd = new Command('npm run import --')
+  // bin/lightnet (a release) names itself `lightnet import`; a clone runs `npm run import --`.
+  const cmd = new Command(process.env.LIGHTNET_CLI_NAME ?? 'npm run import --')
     .description('Import a RaceLink data folder (~/.racelink) into a Lightnet data dir')
     .argument('<racelink-dir>', 'the RaceLink data folder (e.g. ~/.racelink)')
     .option('--data-dir <dir>', 'the Lightnet data dir (default ./data, or LIGHTNET_DATA_DIR)')
@@ -74,10 +80,17 @@ async function main(): Promise<number> {
       return 3;
     }
   }
+  // Loading a data dir that has no state yet writes a fresh one: a dry run (which writes
+  // nothing) then compares against an empty state in a temporary folder instead.
+  const scratch =
+    args.dryRun && !existsSync(join(args.dataDir, 'state.json'))
+      ? await mkdtemp(join(tmpdir(), 'lightnet-import-dry-'))
+      : null;
   try {
-    return await importInto(args);
+    return await importInto(scratch ? { ...args, dataDir: scratch } : args);
   } finally {
     await lock?.release();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
 

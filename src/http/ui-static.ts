@@ -17,14 +17,25 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { compressBody } from './compression.ts';
 import { COMPRESS_THRESHOLD, etagMatches, pickEncoding, type Encoding } from './serialized-body.ts';
 
-/** The project root: the nearest folder above this module holding package.json. */
+/**
+ * The project root: the nearest folder above this module whose package.json names a package
+ * (dist/server/package.json only marks its folder CommonJS: see scripts/build-server.mjs).
+ */
 function projectRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (namesPackage(join(dir, 'package.json'))) return dir;
     const up = dirname(dir);
     if (up === dir) return process.cwd();
     dir = up;
+  }
+}
+
+function namesPackage(file: string): boolean {
+  try {
+    return typeof (JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name === 'string';
+  } catch {
+    return false;
   }
 }
 

@@ -2,14 +2,17 @@
  * `npm run release` → release/lightnet-<version>.tar.gz: unpacked into a fresh folder outside
  * the project and started with only Node on PATH (no npm, no node_modules around it, no git),
  * bin/lightnet takes `npm start`'s options, runs the simulator and serves the UI; the serial
- * port's native binding loads; the prebuilt bindings of the three Linux targets are inside.
+ * port's native binding loads; the prebuilt bindings of the three Linux targets are inside;
+ * `bin/lightnet import` moves a RaceLink folder (test/fixtures/racelink/) into a data dir.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareEnv, buildRelease, run, startPackaged, VERSION, type Release } from './release/artifacts.ts';
+
+const RACELINK = resolve('test', 'fixtures', 'racelink', 'v0.1.5-club');
 
 let release: Release;
 let fresh: string;
@@ -98,5 +101,37 @@ describe('release archive', () => {
     // On the simulator the state lives in the data folder's simulator/ (never the real one).
     expect(existsSync(join(data, 'simulator', 'state.json'))).toBe(true);
     expect(existsSync(join(data, 'state.json'))).toBe(false);
+  });
+
+  it('bin-lightnet-import-moves-a-racelink-folder-into-a-data-dir-with-only-node', async () => {
+    const bin = join(root, 'bin', 'lightnet');
+    const help = run(bin, ['import', '--help'], { env: bareEnv() });
+    expect(help.status, help.out).toBe(0);
+    expect(help.out).toContain('Usage: lightnet import');
+    expect(help.out).toContain('--dry-run');
+
+    const data = join(fresh, 'imported');
+    const dry = run(bin, ['import', RACELINK, '--data-dir', data, '--dry-run'], { env: bareEnv() });
+    expect(dry.status, dry.out).toBe(0);
+    expect(dry.out).toContain('Devices: 24 create');
+    expect(existsSync(join(data, 'state.json'))).toBe(false);
+
+    const real = run(bin, ['import', RACELINK, '--data-dir', data], { env: bareEnv() });
+    expect(real.status, real.out).toBe(0);
+    expect(real.out).toContain('Imported and saved.');
+    const state = JSON.parse(await readFile(join(data, 'state.json'), 'utf8')) as {
+      devices: unknown[];
+      groups: unknown[];
+      scenes: unknown[];
+    };
+    // The fixture: 24 devices in 4 groups, 5 scenes.
+    expect(state.devices).toHaveLength(24);
+    expect(state.scenes).toHaveLength(5);
+
+    const missing = run(bin, ['import', join(fresh, 'no-such-folder'), '--data-dir', data], {
+      env: bareEnv(),
+    });
+    expect(missing.status).toBe(1);
+    expect(missing.out).toContain('The Lightnet state was not changed.');
   });
 });

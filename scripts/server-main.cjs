@@ -1,5 +1,5 @@
 /**
- * dist/server/main.js (copied there by scripts/build-server.mjs): runs the bundled server,
+ * dist/server/main.js (copied there by scripts/build-server.mjs; CommonJS, as its folder's package.json says): runs the bundled server,
  * dist/server/lightnet.cjs, with a V8 code cache. Compiling the ~1.2 MB bundle and the
  * functions a start runs cost about a quarter of the CPU time to ready (Node 20 has no
  * module.enableCompileCache); with the cache V8 skips that work. The cache is written a few
@@ -10,17 +10,15 @@
  * it again on load: a stale or foreign cache is never used, and any cache problem only means
  * a slower start. LIGHTNET_CODE_CACHE_DEBUG=1 reports on stderr what happened (tests).
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import Module from 'node:module';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import process from 'node:process';
-import { setTimeout } from 'node:timers';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+'use strict';
+const { createHash } = require('node:crypto');
+const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
+const { homedir } = require('node:os');
+const { join } = require('node:path');
+const vm = require('node:vm');
 
-const here = dirname(fileURLToPath(import.meta.url));
+const here = __dirname;
 const bundle = join(here, 'lightnet.cjs');
 const source = readFileSync(bundle, 'utf8');
 const env = process.env;
