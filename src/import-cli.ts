@@ -9,7 +9,7 @@
 import { Command, CommanderError } from 'commander';
 import { ScaledClock } from './clock.ts';
 import { EventBus } from './events.ts';
-import { createLogger } from './logger.ts';
+import { createStderrLogger } from './logger.ts';
 import { createBackup } from './services/backup/index.ts';
 import {
   createRaceLinkImport,
@@ -96,7 +96,7 @@ async function main(): Promise<number> {
 
 async function importInto(args: Args): Promise<number> {
   const files = await readRaceLinkFolder(args.racelinkDir);
-  const log = createLogger(process.env.LIGHTNET_LOG_LEVEL ?? 'warn', false);
+  const log = createStderrLogger(process.env.LIGHTNET_LOG_LEVEL ?? 'warn');
   const clock = new ScaledClock(1);
   const bus = new EventBus();
   const store = new Store({ persistence: new FileStatePersistence(args.dataDir), bus, clock, log });

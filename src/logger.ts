@@ -19,4 +19,9 @@ export function createLogger(level: string, pretty = process.stdout.isTTY === tr
   return pretty ? pino(opts, prettyStream()) : pino(opts);
 }
 
+/** For command-line tools whose stdout is their answer (`--json`): log lines go to stderr. */
+export function createStderrLogger(level: string): Logger {
+  return pino({ level, base: { app: 'lightnet' } }, pino.destination(2));
+}
+
 export const silentLogger = (): Logger => pino({ level: 'silent' });

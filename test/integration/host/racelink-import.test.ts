@@ -190,11 +190,15 @@ describe('npm run import (CLI) → the host starts from what it wrote', () => {
             cwd: join(import.meta.dirname, '../../..'),
           },
         );
+      // --json is the whole of stdout, even when the import writes (and logs) something.
+      const dryJson = await cli('--dry-run', '--json');
+      expect((JSON.parse(dryJson.stdout) as { ok: boolean }).ok).toBe(true);
       const dry = await cli('--dry-run');
       expect(dry.stdout).toContain('Devices: 24 create');
       expect(dry.stdout).toContain('Dry run: nothing was written');
       const first = await cli();
       expect(first.stdout).toContain('Imported and saved.');
+      expect(first.stdout).not.toContain('"level"');
       const second = await cli('--json');
       const report = (JSON.parse(second.stdout) as { report: { changes: boolean } }).report;
       expect(report.changes).toBe(false);
