@@ -36,6 +36,7 @@ import type { SimOnMemory } from './sim/sim-host.ts';
 import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
 import { Radio } from './gateway/radio.ts';
 import { createNetworks } from './services/networks/index.ts';
+import { wireNetworksEvents } from './host-networks.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -144,19 +145,18 @@ async function startOn(
     }),
   );
   const gatewayList = drivers.map((d, i) => ({ driver: d, label: gws[i]?.port ?? '?' }));
-  // Several gateways: services get the router; one: the driver itself (nothing changes).
+  // Services get the router. With one gateway serving its network it passes every call
+  // straight through (today's behaviour); it exists so that a swapped or conflicting
+  // gateway carries no traffic and a gateway found while running can be added.
   let registryRef: DeviceRegistry | null = null;
-  const radio =
-    drivers.length > 1
-      ? new Radio(gatewayList, {
-          networks: () => store.state.networks,
-          networkOf: (addr) => registryRef?.find(addr)?.network_id ?? null,
-          networksOfGroup: (g) => [
-            ...new Set(store.state.devices.filter((d) => d.groupId === g).map((d) => d.network_id)),
-          ],
-        })
-      : null;
-  const driver: GatewayDriver = radio ?? drivers[0]!;
+  const radio = new Radio(gatewayList, {
+    networks: () => store.state.networks,
+    networkOf: (addr) => registryRef?.find(addr)?.network_id ?? null,
+    networksOfGroup: (g) => [
+      ...new Set(store.state.devices.filter((d) => d.groupId === g).map((d) => d.network_id)),
+    ],
+  });
+  const driver: GatewayDriver = radio;
   const devices = createDevices({
     store,
     driver,
@@ -173,8 +173,9 @@ async function startOn(
   registryRef = registry;
   const networks = createNetworks({
     store,
-    gateways: gatewayList,
     radio,
+    clock,
+    registry,
     log: log.child({ mod: 'networks' }),
   });
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
@@ -298,6 +299,7 @@ async function startOn(
     networks,
   };
   const unsubs = wireEvents(svc);
+  unsubs.push(wireNetworksEvents(svc));
 
   // HTTP first, so `phase: booting` is observable while state and link come up.
   const { app, sse, fastReads } = await buildApp(svc, {
