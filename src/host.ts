@@ -37,6 +37,7 @@ import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
 import { Radio } from './gateway/radio.ts';
 import { createNetworks } from './services/networks/index.ts';
 import { wireNetworksEvents } from './host-networks.ts';
+import { createGatewayScanner, type DetectOverride } from './host-rescan.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -86,6 +87,8 @@ export interface HostOverrides {
    * need a write to stay running while they act lengthen it, instead of racing the clock.
    */
   specialsAckBudgetMs?: number;
+  /** How `POST /api/gateways/rescan` finds and opens ports (tests: simulated boards). */
+  detect?: DetectOverride;
 }
 
 export async function startHost(
@@ -297,9 +300,17 @@ async function startOn(
     }),
     consoleSettings: createConsoleSettings({ store, log }),
     networks,
+    gatewayScan: createGatewayScanner({
+      radio,
+      networks,
+      clock,
+      log: log.child({ mod: 'networks' }),
+      driverOptions: overrides.driverOptions,
+      detect: overrides.detect,
+    }),
   };
   const unsubs = wireEvents(svc);
-  unsubs.push(wireNetworksEvents(svc));
+  unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
 
   // HTTP first, so `phase: booting` is observable while state and link come up.
   const { app, sse, fastReads } = await buildApp(svc, {

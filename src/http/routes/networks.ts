@@ -93,5 +93,13 @@ export const networksRoutes = (svc: AppServices) => async (api: FastifyInstance)
     ok: true,
     ...(await net.release(req.params.mac)),
   }));
+  api.post('/gateways/rescan', async () => {
+    const r = await svc.gatewayScan.rescan();
+    const missing = net
+      .gateways()
+      .filter((g) => g.bind_state === 'missing')
+      .map((g) => ({ mac: g.mac, network_id: g.network_id, network_name: g.network_name }));
+    return { ok: true, ...r, missing, unassigned: net.list().unassigned };
+  });
   api.get('/channels', async () => ({ ok: true, ...net.channels() }));
 };
