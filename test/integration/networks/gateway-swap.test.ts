@@ -107,7 +107,7 @@ describe('one gateway swapped for another on the same port', () => {
         // After the debounce the old network's devices say why they cannot be reached.
         const unreachable = await until('devices unreachable', async () => {
           const d = await devices(h);
-          return d.every((x) => (x as { state: string }).state === 'unreachable') ? d : null;
+          return d.every((x) => (x as unknown as { state: string }).state === 'unreachable') ? d : null;
         });
         expect(unreachable[0]).toMatchObject({
           online: false,
@@ -127,7 +127,9 @@ describe('one gateway swapped for another on the same port', () => {
         expect(assigned.body.pinned).toEqual([pinnedAddr]);
         expect(assigned.body.network).toMatchObject({ id: 1, state: 'ready', gateway_mac: macB });
         expect(assigned.body.gateway).toMatchObject({ mac: macB, bind_state: 'bound', network_id: 1 });
-        expect((await devices(h)).some((x) => (x as { state: string }).state === 'unreachable')).toBe(false);
+        expect(
+          (await devices(h)).some((x) => (x as unknown as { state: string }).state === 'unreachable'),
+        ).toBe(false);
         // The nodes still follow the old board until they forget it (a power cycle): then
         // they announce, the host puts them back in their group through the new board.
         for (const n of fa!.nodes) fa!.air.setHome(n.addr, fb!.gateway.addr);
