@@ -166,7 +166,15 @@ export class Radio implements GatewayDriver {
   /** The driver for a network, or a failure naming the network (never a wait). */
   private ready(networkId: number): GatewayDriver | Failure {
     const d = this.driverOf(networkId);
-    if (!d) return fail(`gateway of ${this.networkName(networkId)} is not connected`);
+    if (!d) {
+      // Attached but held (its radio settings differ from the network's): say so.
+      const held = [...this.held.values()].find((h) => h.networkId === networkId);
+      return fail(
+        held
+          ? `gateway of ${this.networkName(networkId)} carries no traffic: ${held.reason}`
+          : `gateway of ${this.networkName(networkId)} is not connected`,
+      );
+    }
     if (!d.readiness().ready) return fail(`gateway of ${this.networkName(networkId)} is not ready`);
     return d;
   }
@@ -310,7 +318,11 @@ export class Radio implements GatewayDriver {
       (a) => this.lastHeard.get(a) ?? null,
     );
     if (ids.length === 0) {
-      return fail(receiver === 'FFFFFF' ? 'no gateway is connected' : `no network knows device ${receiver}`);
+      if (receiver === 'FFFFFF') return fail('no gateway is connected');
+      const known = this.dir.networkOf(receiver);
+      if (known === null) return fail(`no network knows device ${receiver}`);
+      const d = this.ready(known);
+      return 'ok' in d ? d : fail(`gateway of ${this.networkName(known)} is not connected`);
     }
     let pending = ids.length;
     const onSent = opts.onSent;

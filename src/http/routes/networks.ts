@@ -37,12 +37,9 @@ const assignSchema = z.union(
   ],
   { error: "must be {network_id} (replace that network's gateway) or {new_network: {name}}" },
 );
-const adoptSchema = z.strictObject({
-  confirm: z.literal(true, {
-    error:
-      "must be true: adopting the gateway's radio settings strands every node still on the network's recorded channel",
-  }),
-});
+const ADOPT_WARNING =
+  "confirm: must be true: adopting the gateway's radio settings strands every node still on the network's recorded channel";
+const adoptSchema = z.strictObject({ confirm: z.literal(true, { error: ADOPT_WARNING.slice(9) }) });
 
 const networkId = (raw: unknown): number => {
   const id = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
@@ -73,7 +70,10 @@ export const networksRoutes = (svc: AppServices) => async (api: FastifyInstance)
   });
   api.post<{ Params: { id: string } }>('/networks/:id/adopt-gateway-rf', async (req) => {
     const id = networkId(req.params.id);
-    parseBody(adoptSchema, bodyObject(req.body));
+    const body = bodyObject(req.body);
+    // Named whatever was sent (missing too): the warning is the point of the confirmation.
+    if (body.confirm !== true) throw new ValidationError(ADOPT_WARNING);
+    parseBody(adoptSchema, body);
     const r = await net.adopt(id);
     return {
       ok: true,
