@@ -32,6 +32,8 @@ export interface GatewaySlot {
   networkId: number | null;
   /** Unknown nodes heard announcing through it while it carries no traffic. */
   heard: Set<Addr>;
+  /** Why it carries no traffic (null while bound or pending). */
+  reason: string | null;
 }
 
 /** Bounded: a gateway in a crowd of strangers does not grow memory without end. */
@@ -84,7 +86,15 @@ export class GatewayBinder {
   }
 
   private watch(driver: GatewayDriver, label: string, index: number): () => void {
-    this.slots[index] = { driver, label, mac: null, state: 'pending', networkId: null, heard: new Set() };
+    this.slots[index] = {
+      driver,
+      label,
+      mac: null,
+      state: 'pending',
+      networkId: null,
+      heard: new Set(),
+      reason: null,
+    };
     // Announcements through a gateway that carries no traffic: how many unknown nodes it hears
     // (the Assign dialog shows it). The Radio does not forward them.
     return driver.on('packet', (p) => {
@@ -182,6 +192,7 @@ export class GatewayBinder {
       return;
     }
     slot.state = 'bound';
+    slot.reason = null;
     slot.networkId = net.id;
     slot.heard.clear();
     this.radio.bind(index, net.id);
@@ -191,6 +202,7 @@ export class GatewayBinder {
   private hold(index: number, slot: GatewaySlot, networkId: number | null, reason: string): void {
     slot.state = 'unassigned';
     slot.networkId = networkId;
+    slot.reason = reason;
     this.radio.bind(index, null, { networkId, reason });
   }
 

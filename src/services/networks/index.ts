@@ -104,6 +104,9 @@ export function createNetworks(deps: {
   const downReason = (r: NetworkRow): string | null => {
     if (r.state === 'missing') return `gateway of ${r.name} not connected`;
     if (r.state === 'conflict') return `gateway of ${r.name} is on other radio settings (conflict)`;
+    // With one network, a migrated install waits for its gateway as it always did.
+    if (r.state === 'no_gateway' && r.device_count > 0 && state().networks.length > 1)
+      return `${r.name} has no gateway assigned`;
     // One gateway losing its link is today's single-gateway story (nodes keep their own state).
     if (r.state === 'not_ready' && radio.gateways.length > 1) return `gateway of ${r.name} not connected`;
     return null;

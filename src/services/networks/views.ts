@@ -166,7 +166,8 @@ function slotRow(state: StateModel, binder: GatewayBinder, s: GatewaySlot): Gate
     conflict_fields: s.state === 'conflict' && rf && net?.rf ? rfDifferences(net.rf, rf) : [],
     channel: rf ? describeRf(rf) : null,
     unknown_heard: s.heard.size,
-    last_error: r.last_error,
+    // Connected but holding its traffic: say why (the driver itself has no error).
+    last_error: r.ready && s.state !== 'bound' ? s.reason : r.last_error,
     next_retry_in_s: r.next_retry_in_s,
   };
 }
