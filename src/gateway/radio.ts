@@ -75,6 +75,8 @@ export class Radio implements GatewayDriver {
   /** Runs on a gateway's readiness change before the Radio re-emits it (binding first). */
   private binder: ((index: number, r: GatewayReadiness) => void) | null = null;
   private binding = false;
+  /** Drivers replaced by the same gateway on another port: stopped, out of every snapshot. */
+  private readonly retired = new Set<number>();
   readonly gateways: RadioGateway[] = [];
 
   constructor(
@@ -126,6 +128,19 @@ export class Radio implements GatewayDriver {
     else this.held.delete(index);
     if (!this.binding && JSON.stringify(this.readiness()) !== before)
       this.emitter.emit('readiness', this.readiness());
+  }
+
+  /** Takes a gateway out for good (its board came back on another port); stops its driver. */
+  retire(index: number): void {
+    this.bound.delete(index);
+    this.held.delete(index);
+    this.retired.add(index);
+    void this.gateways[index]?.driver.stop();
+  }
+
+  /** The gateways still in service (their ports are owned: a rescan never opens them). */
+  live(): RadioGateway[] {
+    return this.gateways.filter((_, i) => !this.retired.has(i));
   }
 
   /**
@@ -200,19 +215,22 @@ export class Radio implements GatewayDriver {
   async retry(): Promise<GatewayReadiness> {
     const solo = this.solo();
     if (solo) return solo.retry();
-    await Promise.all(this.gateways.map((g) => g.driver.retry()));
+    await Promise.all(this.live().map((g) => g.driver.retry()));
     return this.readiness();
   }
 
   /** One part per configured gateway, plus one per network whose gateway is not attached. */
   private parts<T>(value: (d: GatewayDriver) => T, missing: (mac: string) => T): NetworkPart<T>[] {
-    const parts: NetworkPart<T>[] = this.gateways.map((g, i) => {
+    const parts: NetworkPart<T>[] = this.gateways.flatMap((g, i) => {
+      if (this.retired.has(i)) return [];
       const id = this.bound.get(i) ?? this.held.get(i)?.networkId ?? undefined;
-      return {
-        networkId: id ?? 0,
-        name: id !== undefined ? this.networkName(id) : `gateway on ${g.label}`,
-        value: value(g.driver),
-      };
+      return [
+        {
+          networkId: id ?? 0,
+          name: id !== undefined ? this.networkName(id) : `gateway on ${g.label}`,
+          value: value(g.driver),
+        },
+      ];
     });
     const attached = new Set([
       ...this.bound.values(),
@@ -273,7 +291,7 @@ export class Radio implements GatewayDriver {
   stats(): DriverStats {
     const solo = this.solo();
     if (solo) return solo.stats();
-    return sumStats(this.gateways.map((g) => g.driver.stats()));
+    return sumStats(this.live().map((g) => g.driver.stats()));
   }
 
   /** The first network's settings: pacing and estimates assume one modulation for all. */
@@ -294,7 +312,7 @@ export class Radio implements GatewayDriver {
   async queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }> {
     const solo = this.solo();
     if (solo) return solo.queryState();
-    const answers = await Promise.all(this.gateways.map((g) => g.driver.queryState()));
+    const answers = await Promise.all(this.live().map((g) => g.driver.queryState()));
     const m = this.master();
     return {
       ok: answers.every((a) => a.ok),
