@@ -148,9 +148,14 @@ export class Radio implements GatewayDriver {
    * passes straight through (today's single-gateway behaviour, byte for byte).
    */
   private solo(): GatewayDriver | null {
-    if (this.gateways.length !== 1) return null;
+    if (this.gateways.length !== 1 || this.held.has(0)) return null;
     const id = this.bound.get(0);
-    if (id === undefined) return null;
+    if (id === undefined) {
+      // Not identified yet (unplugged at start, connecting): the driver's own not-ready
+      // answers, as a single gateway always gave them — unless several networks wait.
+      const withGateway = this.dir.networks().filter((n) => n.gateway_mac !== null).length;
+      return withGateway <= 1 ? (this.gateways[0]?.driver ?? null) : null;
+    }
     for (const n of this.dir.networks()) if (n.gateway_mac !== null && n.id !== id) return null;
     return this.gateways[0]?.driver ?? null;
   }

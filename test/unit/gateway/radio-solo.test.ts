@@ -68,6 +68,13 @@ describe('the Radio with one gateway', () => {
     expect(sent).toEqual([['ABCDEF', { kind: 'SYNC' }, {}]]);
   });
 
+  it('before-the-gateway-identified-itself-its-own-answers-stand-as-always', () => {
+    const { radio, driver } = setup();
+    // Unplugged at start: not bound yet, not held: no aggregate fields, no invented parts.
+    expect(radio.readiness()).toEqual(driver.readiness());
+    expect(radio.master()).toEqual(driver.master());
+  });
+
   it('a-held-gateway-carries-nothing-and-says-why', async () => {
     const { radio, sent } = setup();
     radio.bind(0, null, { networkId: null, reason: 'gateway 48CA43102130 belongs to no network' });
