@@ -2,7 +2,7 @@
  * Per-network sending for the callers that plan their own frames per network (scenes,
  * Blackout, the armed race start): the driver of each network, or — when its gateway is not
  * attached or not connected — a failure naming it, so that part fails at once instead of
- * waiting out the send queue's deadline. With one gateway (no Radio) there are no parts:
+ * waiting out the send queue's deadline. With one gateway (a pass-through Radio) there are no parts:
  * callers keep today's single-driver path.
  */
 import type { RfConfig } from '../protocol/types.ts';
@@ -26,11 +26,14 @@ export interface NetworkRouter {
 }
 
 export function networkRouter(driver: GatewayDriver, networks: () => readonly NetworkRef[]): NetworkRouter {
-  const radio = driver instanceof Radio ? driver : null;
+  // The same rule as networkLegs: one gateway keeps today's single-driver path (the Radio
+  // passes its calls through, and fails them at once while its gateway is held).
+  const multi = (): Radio | null => (driver instanceof Radio && driver.gateways.length > 1 ? driver : null);
   const name = (id: number): string => networks().find((n) => n.id === id)?.name ?? `network ${id}`;
   return {
-    networks: () => (radio ? networks().map((n) => ({ id: n.id, name: n.name, rf: n.rf ?? null })) : null),
+    networks: () => (multi() ? networks().map((n) => ({ id: n.id, name: n.name, rf: n.rf ?? null })) : null),
     route: (id) => {
+      const radio = multi();
       if (!radio) return { ok: true, driver };
       const d = radio.driverOf(id);
       if (!d || !d.readiness().ready) return { ok: false, error: `gateway_missing: ${name(id)}` };

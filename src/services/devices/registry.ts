@@ -16,6 +16,9 @@ import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { BROADCAST, type Addr } from '../../protocol/types.ts';
 import type { Scope } from '../../state/scopes.ts';
 import type { Store } from '../../state/store.ts';
+import { NetworkAlerts } from './network-alerts.ts';
+
+export type { NetworkAlert } from './network-alerts.ts';
 
 /** Per node; longer than the gap between a node's two boot announcements (3 s). */
 const AUTO_RESTORE_COOLDOWN_MS = 5000;
@@ -74,6 +77,13 @@ export class DeviceRegistry {
   private readonly offlineReasons = new Map<Addr, string>();
   private readonly heardListeners = new Set<(n: HeardNote) => void>();
   private readonly silentListeners = new Set<(addrs: readonly Addr[]) => void>();
+  /** Moves and address clashes (several networks). */
+  readonly networkAlerts = new NetworkAlerts();
+  /**
+   * Why a device cannot be reached because of its network (its gateway missing, in conflict),
+   * or null; wired by the networks service. Rows then say `unreachable` with that reason.
+   */
+  reachability: ((d: Device) => string | null) | null = null;
 
   constructor(
     private readonly store: Store,
@@ -186,6 +196,18 @@ export class DeviceRegistry {
     const specials = materializeSpecials(info.caps as Capability[], d.specials);
     // Object.assign, not spread: V8 takes a slow path spreading two objects (~20x slower for 200 rows).
     const state = this.linkState(d);
+    const unreachable = this.reachability?.(d) ?? null;
+    if (unreachable !== null) {
+      return Object.assign({}, specials, d, {
+        dev_type_name: info.name,
+        dev_type_caps: info.caps,
+        caps: d.dev_type,
+        specials,
+        online: false,
+        state: 'unreachable',
+        offline_reason: unreachable,
+      }) as DeviceRow;
+    }
     return Object.assign({}, specials, d, {
       dev_type_name: info.name,
       dev_type_caps: info.caps,
@@ -310,6 +332,15 @@ export class DeviceRegistry {
         { addr, mac: r.mac, stored_mac: d.full_mac, via, network: d.network_id },
         'address clash: another node with this address on another network (not applied)',
       );
+      this.networkAlerts.add({
+        kind: 'addr_clash',
+        addr,
+        mac: d.full_mac,
+        other_mac: r.mac,
+        from_network: d.network_id,
+        to_network: via,
+        ts: this.clock.now() / 1000,
+      });
       return;
     }
     if (!d) {
@@ -325,6 +356,15 @@ export class DeviceRegistry {
     const moved = via !== undefined && dev.network_id !== via && dev.full_mac === r.mac;
     if (moved) {
       this.log.warn({ addr, from: dev.network_id, to: via }, 'device now heard on another network: moved');
+      this.networkAlerts.add({
+        kind: 'moved',
+        addr,
+        mac: r.mac,
+        other_mac: null,
+        from_network: dev.network_id,
+        to_network: via,
+        ts: this.clock.now() / 1000,
+      });
       dev.network_id = via;
     }
     const changedIdentity =
