@@ -34,6 +34,4 @@ export interface LightnetGatewayDriver extends LeasableDriver {
   diagnostics(): DriverDiagnostics;
   /** Records a host-side event in the master mirror (CONTROL_SENT, TASK_X_START, …). */
   noteMasterEvent(name: string, error?: string | null): void;
-  /** The lease's text while an RF task holds this gateway, else null (gateway/lease.ts). */
-  offchannel(): string | null;
 }

@@ -67,6 +67,8 @@ export class LeaseGate {
 /** What a driver offers for leasing (the real driver does; the Radio hands out its drivers). */
 export interface LeasableDriver extends GatewayDriver {
   lease(detail: string): DriverLease;
+  /** The lease's text while one is held, else null. */
+  offchannel(): string | null;
   getGatewayRf(opts?: { lease?: LeaseToken }): Promise<Reply<RfConfig>>;
   setGatewayRf(
     rf: RfConfig,
