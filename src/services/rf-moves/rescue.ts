@@ -55,6 +55,8 @@ export interface RescueResult {
 /** How long the task follows a moved node home: reboot ≈ 5 s, then its announcement. */
 const HOME_WAIT_MS = 20_000;
 const PUSHES = 3;
+/** After this, a node not back yet is handed to the recovery sweep (its announcement was lost). */
+const SWEEP_AFTER_MS = 6000;
 
 export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot {
   const { store, tasks, clock, log, registry, recovery } = deps;
@@ -122,14 +124,13 @@ export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot
       homeError = await goHome(face, home, log);
       lease.release();
     }
-    // Follow the nodes home: their announcement restores the group; the sweep backs it up.
+    // Follow the nodes home: their boot announcement (≈ 5 s after the push) restores the
+    // group at once; a node whose announcement was lost goes to the recovery sweep then
+    // (earlier, its SET_GROUP tries in the dark would hold up that immediate restore).
     const travelling = req.addrs.filter((a) => !outcome.has(a));
-    recovery.add(
-      travelling.filter((a) => groupOf(a) !== 0),
-      'manual',
-      { settle: false },
-    );
     const arrived = new Map<Addr, number>();
+    const sweepAt = clock.now() + SWEEP_AFTER_MS;
+    let swept = false;
     const deadline = clock.now() + HOME_WAIT_MS;
     while (arrived.size < travelling.length && clock.now() < deadline) {
       ctx.setMeta({ ...meta, stage: 'home', index: arrived.size, total: travelling.length });
@@ -141,6 +142,14 @@ export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot
         if (back) arrived.set(a, clock.now());
       }
       if (arrived.size === travelling.length) break;
+      if (!swept && clock.now() >= sweepAt) {
+        swept = true;
+        recovery.add(
+          travelling.filter((a) => !arrived.has(a) && groupOf(a) !== 0),
+          'manual',
+          { settle: false },
+        );
+      }
       await pause(clock, 100, ctx.signal);
       ctx.checkpoint();
     }

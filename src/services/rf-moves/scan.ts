@@ -66,6 +66,8 @@ export interface ScanChannelResult {
   rf: RfConfig;
   why: 'rf_seen' | 'migration' | 'table' | 'home';
   rounds: number;
+  /** Time spent on this channel (retune, settle, rounds). */
+  seconds: number;
   heard: HeardNode[];
   error: string | null;
 }
@@ -91,6 +93,12 @@ export interface ScanResult {
 const MIN_ROUNDS_EMPTY = 3;
 const QUIET_ROUNDS = 2;
 const MAX_ROUNDS = 8;
+/**
+ * One round's window: a node answers DEVICES 50–300 ms after it (plus LBT and ~50 ms of
+ * airtime), so 0.8 s hears a lone stranded node; the driver's 5 s discovery ceiling is for
+ * a crowd whose replies queue up (the window still stays open while replies keep coming).
+ */
+const ROUND_WINDOW_MS = 800;
 
 interface Planned {
   rf: RfConfig;
@@ -155,6 +163,7 @@ export function startScan(deps: RfMovesDeps, req: ScanRequest): TaskSnapshot {
           rf: p.rf,
           why: p.why,
           rounds: 0,
+          seconds: 0,
           heard: [],
           error: null,
         };
@@ -179,6 +188,7 @@ export function startScan(deps: RfMovesDeps, req: ScanRequest): TaskSnapshot {
             const got = await face.discover({
               groupId: 255,
               rounds: 1,
+              windowMs: ROUND_WINDOW_MS,
               priority: 'bulk',
               signal: ctx.signal,
             });
@@ -200,6 +210,7 @@ export function startScan(deps: RfMovesDeps, req: ScanRequest): TaskSnapshot {
           if (heard.size === 0 ? row.rounds >= MIN_ROUNDS_EMPTY : quiet >= QUIET_ROUNDS) break;
         }
         row.heard = [...heard.values()].map((r) => heardNode(deps, r, sought));
+        row.seconds = Math.round((clock.now() - switchedAt) / 100) / 10;
       }
     } finally {
       ctx.setMeta({ ...meta, stage: 'restore', index: channels.length, found: foundAt.size });
