@@ -52,7 +52,7 @@ export interface MigrationResult {
   to: { rf: RfConfig; channel: string };
   resumed: boolean;
   seconds: number;
-  phases_s: { push: number; verify: number; gateway: number; rebind: number };
+  phases_s: { prepare: number; push: number; verify: number; gateway: number; rebind: number };
   summary: {
     devices: number;
     pushed: number;
@@ -71,9 +71,20 @@ export interface MigrationResult {
 }
 
 const PUSHES = 3;
+/** One DEVICES round's window (see scan.ts). */
+const ROUND_WINDOW_MS = 800;
+const QUIET_ROUNDS = 1;
+const VERIFY_MAX_ROUNDS = 8;
+/** How long the rebind waits before it looks for stragglers on the old channel (once). */
+const REBIND_WAIT_MS = 45_000;
+/** The first rebind ends early when no node came back for this long (after the minimum). */
+const STALL_MS = 6000;
+const STALL_MIN_MS = 12_000;
+/** Searches of the old channel for nodes that did not come back. */
+const STRAGGLER_PASSES = 2;
+/** How long a later rebind follows the fetched stragglers. */
+const STRAGGLER_WAIT_MS = 20_000;
 const GATEWAY_BACK_MS = 20_000;
-/** Nodes in group 0 bind through their boot announcement (≈ 5 s after the push). */
-const ANNOUNCE_WAIT_MS = 30_000;
 
 /** Checks a request; returns the old channel (400s name the field or the other network). */
 export function checkMigration(deps: RfMovesDeps, req: MigrateRequest): { from: RfConfig } {
@@ -158,7 +169,7 @@ async function runMigration(
   const pushed = new Set<Addr>();
   const notMoved: Addr[] = [];
   let repushed = 0;
-  const phase = { push: 0, verify: 0, gateway: 0, rebind: 0 };
+  const phase = { prepare: 0, push: 0, verify: 0, gateway: 0, rebind: 0 };
   let gatewayMoved = false;
   const lease = takeLease(gw, net, `moving to ${describeRf(to)}`, 'rf_migration');
   const face = lease.driver;
@@ -173,15 +184,18 @@ async function runMigration(
     let targets: Addr[];
     if (resumed) {
       ctx.setMeta({ ...meta, stage: 'find', index: 0, total: all.length });
-      targets = await stillOnOld(face, new Set(all), ctx, groupOf);
+      targets = await stillOnOld(face, new Set(all), ctx, groupOf, 3);
     } else {
       const skip = new Set(skipped);
       targets = all.filter((a) => !skip.has(a));
-      for (const a of targets.filter((x) => recovery.isRejoining(x))) {
-        ctx.checkpoint();
-        await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal });
-      }
+      await Promise.all(
+        targets
+          .filter((x) => recovery.isRejoining(x))
+          .map((a) => face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal })),
+      );
+      ctx.checkpoint();
     }
+    phase.prepare = clock.now() - t0;
     let t = clock.now();
     for (const [i, a] of targets.entries()) {
       ctx.checkpoint();
@@ -192,19 +206,25 @@ async function runMigration(
     }
     phase.push = clock.now() - t;
     t = clock.now();
-    for (let round = 1; ; round++) {
+    // Whoever still answers on A missed the push: pushed again (≤ 3 times each). One quiet
+    // round ends it: a node that misses it too (loss) is fetched as a straggler below, and
+    // the nodes' boot announcements should find the gateway on B already.
+    const pushes = new Map<Addr, number>();
+    for (let round = 1, quiet = 0; quiet < QUIET_ROUNDS && round <= VERIFY_MAX_ROUNDS; round++) {
       ctx.checkpoint();
-      ctx.setMeta({ ...meta, stage: 'verify', index: round, total: PUSHES, pushed: pushed.size });
-      const still = (await stillOnOld(face, new Set(targets), ctx, groupOf, false)).filter((a) =>
-        targets.includes(a),
+      ctx.setMeta({ ...meta, stage: 'verify', index: round, total: VERIFY_MAX_ROUNDS, pushed: pushed.size });
+      const still = (await stillOnOld(face, new Set(targets), ctx, groupOf, 1)).filter(
+        (a) => !notMoved.includes(a),
       );
-      if (still.length === 0) break;
-      if (round > PUSHES) {
-        notMoved.push(...still);
-        break;
-      }
+      quiet = still.length === 0 ? quiet + 1 : 0;
       for (const a of still) {
         ctx.checkpoint();
+        const n = (pushes.get(a) ?? 0) + 1;
+        pushes.set(a, n);
+        if (n > PUSHES) {
+          notMoved.push(a);
+          continue;
+        }
         const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
         if (r.ok) {
           pushed.add(a);
@@ -237,34 +257,50 @@ async function runMigration(
   const t = clock.now();
   const notMovedSet = new Set(notMoved);
   const travellers = (resumed ? all : [...pushed]).filter((a) => !notMovedSet.has(a));
-  const grouped = travellers.filter((a) => groupOf(a) !== 0);
-  const own = new Set(recovery.add(grouped, 'manual', { settle: false }));
-  const open = new Set(travellers);
   const back = new Set<Addr>();
-  const announceBy = clock.now() + ANNOUNCE_WAIT_MS;
-  try {
-    while (open.size > 0) {
-      for (const a of [...open]) {
-        const d = registry.find(a);
-        if (!d) {
-          open.delete(a);
-          continue;
+  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true);
+  for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
+    const late = travellers.filter((a) => !back.has(a));
+    if (late.length === 0) break;
+    // Missed by the verification (loss) and still bound on A, or rebooted there: fetch them.
+    ctx.setMeta({ ...meta, stage: 'stragglers', index: 0, total: late.length });
+    const again = takeLease(gw, net, `fetching stragglers from ${describeRf(from)}`, 'rf_migration');
+    try {
+      if ((await tuneVolatile(again.driver, from)) === null) {
+        const found = new Set(await stillOnOld(again.driver, new Set(late), ctx, groupOf, 2));
+        for (const a of late) {
+          ctx.checkpoint();
+          if (found.has(a)) continue;
+          const st = await again.driver.statusUnicast(a, groupOf(a), {
+            priority: 'bulk',
+            attempts: 2,
+            signal: ctx.signal,
+          });
+          if (st.ok) found.add(a);
         }
-        if (recovery.isRejoining(a)) continue;
-        const heard = d.last_seen_ts * 1000 >= t && registry.linkState(d) === 'online' && !d.group_pending;
-        if (heard) {
-          back.add(a);
-          open.delete(a);
-        } else if (groupOf(a) !== 0 || clock.now() > announceBy) open.delete(a);
+        for (const a of found) {
+          for (let i = 0; i < PUSHES; i++) {
+            ctx.checkpoint();
+            await again.driver.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+            repushed++;
+            const st = await again.driver.statusUnicast(a, groupOf(a), {
+              priority: 'bulk',
+              attempts: 2,
+              signal: ctx.signal,
+            });
+            if (!st.ok) break;
+          }
+        }
+        log.info({ network: net.id, found: found.size, late: late.length }, 'RF migration stragglers pushed');
       }
-      ctx.setMeta({ ...meta, stage: 'rebind', index: back.size, total: travellers.length });
-      if (open.size === 0) break;
-      await pause(clock, 250, ctx.signal);
-      ctx.checkpoint();
+    } finally {
+      await goHome(again.driver, to, log);
+      again.release();
     }
-  } finally {
-    if (ctx.signal.aborted) recovery.drop([...own].filter((a) => open.has(a)));
+    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES);
   }
+  // Not back: their own restores end here (a scan of both channels finds them).
+  recovery.drop(travellers.filter((a) => !back.has(a)));
   phase.rebind = clock.now() - t;
   const stranded = travellers.filter((a) => !back.has(a));
   recordSeen(deps, [
@@ -284,6 +320,7 @@ async function runMigration(
     resumed,
     seconds: sec(clock.now() - t0),
     phases_s: {
+      prepare: sec(phase.prepare),
       push: sec(phase.push),
       verify: sec(phase.verify),
       gateway: sec(phase.gateway),
@@ -311,39 +348,44 @@ async function runMigration(
 }
 
 /**
- * Who of `addrs` is still on the gateway's current channel: bound nodes answer STATUS to
- * every group; with `unbound`, nodes that lost their master (a reboot) answer DEVICES and
- * are bound again (SET_GROUP) so that they take the RF_CONFIG.
+ * Who of `addrs` is on the gateway's current channel: DEVICES to every group is answered by
+ * the nodes bound to this gateway and by unbound ones (a node bound to another gateway
+ * ignores it, W§8.2), in `rounds` single rounds of 0.8 s (the window stays open while replies
+ * keep coming). A node reporting another group than its stored one rebooted meanwhile and is
+ * unbound: it gets its SET_GROUP first, or it would ignore the RF_CONFIG.
  */
 async function stillOnOld(
   face: GatewayDriver,
   addrs: ReadonlySet<Addr>,
   ctx: TaskContext,
   groupOf: (a: Addr) => number,
-  unbound = true,
+  rounds: number,
 ): Promise<Addr[]> {
-  const out = new Set<Addr>();
-  const st = await face.statusBroadcast({
-    groupId: 255,
-    expected: addrs.size,
-    priority: 'bulk',
-    signal: ctx.signal,
-  });
-  for (const r of st) if (addrs.has(r.addr)) out.add(r.addr);
-  ctx.checkpoint();
-  if (!unbound) return [...out];
-  const found = await face.discover({ groupId: 255, rounds: 3, priority: 'bulk', signal: ctx.signal });
-  for (const r of found) {
-    if (!addrs.has(r.addr) || out.has(r.addr)) continue;
+  const heard = new Map<Addr, number>();
+  for (let i = 0; i < rounds; i++) {
     ctx.checkpoint();
-    const b = await face.setGroup(r.addr, groupOf(r.addr), {
+    const got = await face.discover({
+      groupId: 255,
+      rounds: 1,
+      windowMs: ROUND_WINDOW_MS,
       priority: 'bulk',
-      attempts: 3,
       signal: ctx.signal,
     });
-    if (b.ok && b.value.ok) out.add(r.addr);
+    for (const r of got) {
+      if (r.source === 'announcement' || !addrs.has(r.addr)) continue;
+      heard.set(r.addr, r.reply.groupId);
+    }
   }
-  return [...out];
+  const out: Addr[] = [];
+  for (const [a, reported] of heard) {
+    ctx.checkpoint();
+    if (reported !== groupOf(a)) {
+      const b = await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal });
+      if (!b.ok || !b.value.ok) continue;
+    }
+    out.push(a);
+  }
+  return out;
 }
 
 /** Waits for the gateway's readiness event after its reboot, on the new settings. */
@@ -379,4 +421,59 @@ function waitGateway(
     const onAbort = (): void => done(new Error('cancelled'));
     signal.addEventListener('abort', onAbort);
   });
+}
+
+/**
+ * Follows moved nodes home for up to `ms`: nodes with a group through the recovery sweep
+ * (SET_GROUP to their stored group), nodes in group 0 through their boot announcement.
+ * Adds the ones back (online, group confirmed, heard since `since`) to `back`.
+ */
+async function follow(
+  deps: RfMovesDeps,
+  ctx: TaskContext,
+  meta: Record<string, unknown>,
+  addrs: readonly Addr[],
+  back: Set<Addr>,
+  since: number,
+  ms: number,
+  /** End early once the recovery stalls (no node back for a while): stragglers are due. */
+  stall: boolean,
+): Promise<void> {
+  const { registry, recovery, clock } = deps;
+  const begun = clock.now();
+  let lastBack = begun;
+  const grouped = addrs.filter((a) => (registry.find(a)?.groupId ?? 0) !== 0);
+  const own = new Set(recovery.add(grouped, 'manual', { settle: false }));
+  const open = new Set(addrs.filter((a) => !back.has(a)));
+  const until = clock.now() + ms;
+  try {
+    while (open.size > 0 && clock.now() < until) {
+      for (const a of [...open]) {
+        const d = registry.find(a);
+        if (!d) {
+          open.delete(a);
+          continue;
+        }
+        if (
+          !recovery.isRejoining(a) &&
+          d.last_seen_ts * 1000 >= since &&
+          registry.linkState(d) === 'online' &&
+          !d.group_pending
+        ) {
+          back.add(a);
+          open.delete(a);
+          lastBack = clock.now();
+        }
+      }
+      const now = clock.now();
+      if (stall && now - begun >= STALL_MIN_MS && now - lastBack >= STALL_MS) break;
+      ctx.setMeta({ ...meta, stage: 'rebind', index: back.size, total: addrs.length });
+      if (open.size === 0) break;
+      await pause(clock, 250, ctx.signal);
+      ctx.checkpoint();
+    }
+  } finally {
+    // Cancelled: the migration's own restores end (the nodes stay where they are).
+    if (ctx.signal.aborted) recovery.drop([...own].filter((a) => open.has(a)));
+  }
 }
