@@ -52,7 +52,17 @@ export interface MigrationResult {
   to: { rf: RfConfig; channel: string };
   resumed: boolean;
   seconds: number;
-  phases_s: { prepare: number; push: number; verify: number; gateway: number; rebind: number };
+  /** Start → the last node back in its group (the move itself; the rest is looking for stragglers). */
+  last_back_s: number | null;
+  /** `record`: making the migration record durable before anything goes on air. */
+  phases_s: {
+    record: number;
+    prepare: number;
+    push: number;
+    verify: number;
+    gateway: number;
+    rebind: number;
+  };
   summary: {
     devices: number;
     pushed: number;
@@ -152,10 +162,12 @@ async function runMigration(
   const t0 = clock.now();
   const net = networkOf(store, req.networkId);
   const gw = readyGateway(deps, net);
+  const tRecord = clock.now();
   await store.commit(['NETWORKS'], (s) => {
     const n = s.networks.find((x) => x.id === net.id);
     if (n && !n.migration) n.migration = { from: { ...from }, to: { ...to }, started_ts: Date.now() };
   });
+  const recordMs = clock.now() - tRecord;
   log.info({ network: net.id, from: describeRf(from), to: describeRf(to), resumed }, 'RF migration started');
   const mine = (): string[] => store.state.devices.filter((d) => d.network_id === net.id).map((d) => d.addr);
   const all = mine();
@@ -258,7 +270,11 @@ async function runMigration(
   const notMovedSet = new Set(notMoved);
   const travellers = (resumed ? all : [...pushed]).filter((a) => !notMovedSet.has(a));
   const back = new Set<Addr>();
-  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true);
+  let lastBackAt = t;
+  const noteBack = (ts: number): void => {
+    lastBackAt = Math.max(lastBackAt, ts);
+  };
+  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true, noteBack);
   for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
     const late = travellers.filter((a) => !back.has(a));
     if (late.length === 0) break;
@@ -297,7 +313,7 @@ async function runMigration(
       await goHome(again.driver, to, log);
       again.release();
     }
-    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES);
+    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES, noteBack);
   }
   // Not back: their own restores end here (a scan of both channels finds them).
   recovery.drop(travellers.filter((a) => !back.has(a)));
@@ -319,7 +335,9 @@ async function runMigration(
     to: { rf: to, channel: describeRf(to) },
     resumed,
     seconds: sec(clock.now() - t0),
+    last_back_s: back.size > 0 ? sec(lastBackAt - t0) : null,
     phases_s: {
+      record: sec(recordMs),
       prepare: sec(phase.prepare),
       push: sec(phase.push),
       verify: sec(phase.verify),
@@ -438,6 +456,7 @@ async function follow(
   ms: number,
   /** End early once the recovery stalls (no node back for a while): stragglers are due. */
   stall: boolean,
+  onBack: (ts: number) => void,
 ): Promise<void> {
   const { registry, recovery, clock } = deps;
   const begun = clock.now();
@@ -463,6 +482,7 @@ async function follow(
           back.add(a);
           open.delete(a);
           lastBack = clock.now();
+          onBack(lastBack);
         }
       }
       const now = clock.now();
