@@ -15,6 +15,8 @@ const ROUND_WINDOW_MS = 800;
 /** The first rebind ends early when no node came back for this long (after the minimum). */
 const STALL_MS = 6000;
 const STALL_MIN_MS = 12_000;
+/** While waiting for the gateway after its reboot: how often a pending backoff is cut short. */
+const NUDGE_MS = 1500;
 
 /**
  * Who of `addrs` is on the gateway's current channel: DEVICES to every group is answered by
@@ -71,6 +73,7 @@ export function waitGateway(
     const done = (err?: Error): void => {
       off();
       timer.cancel();
+      nudge.cancel();
       signal.removeEventListener('abort', onAbort);
       if (err) reject(err);
       else resolve();
@@ -87,6 +90,14 @@ export function waitGateway(
         ),
       ms,
     );
+    // The gateway is back within ~1–2 s of its reboot, but a connect attempt that came too
+    // early leaves the link waiting out a doubling backoff: connect now instead (only while
+    // a backoff is pending, so no attempt in progress is interrupted).
+    let nudge = clock.setTimeout(function again() {
+      const r = gw.readiness();
+      if (!r.ready && (r.next_retry_in_s ?? 0) >= 1) void gw.retry();
+      nudge = clock.setTimeout(again, NUDGE_MS);
+    }, NUDGE_MS);
     const onAbort = (): void => done(new Error('cancelled'));
     signal.addEventListener('abort', onAbort);
   });

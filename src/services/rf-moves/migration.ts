@@ -200,7 +200,7 @@ async function runMigration(
       );
       ctx.checkpoint();
     }
-    phase.prepare = clock.now() - t0;
+    phase.prepare = clock.now() - t0 - recordMs;
     let t = clock.now();
     for (const [i, a] of targets.entries()) {
       ctx.checkpoint();
@@ -230,6 +230,8 @@ async function runMigration(
           notMoved.push(a);
           continue;
         }
+        // Bind it first: a node that lost its master (a reboot, an unpin) ignores RF_CONFIG.
+        if (n > 1) await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 2, signal: ctx.signal });
         const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
         if (r.ok) {
           pushed.add(a);
@@ -290,6 +292,12 @@ async function runMigration(
         for (const a of found) {
           for (let i = 0; i < PUSHES; i++) {
             ctx.checkpoint();
+            if (i > 0)
+              await again.driver.setGroup(a, groupOf(a), {
+                priority: 'bulk',
+                attempts: 2,
+                signal: ctx.signal,
+              });
             await again.driver.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
             repushed++;
             const st = await again.driver.statusUnicast(a, groupOf(a), {
