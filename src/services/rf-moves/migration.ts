@@ -250,6 +250,9 @@ async function runMigration(
       );
     await waitGateway(gw, to, clock, GATEWAY_BACK_MS, ctx.signal);
     gatewayMoved = true;
+    // Home again, on B: the nodes' announcements count from now on (a crash before the
+    // record below is written resumes from the gateway's channel).
+    lease.release();
     await store.commit(['NETWORKS'], (s) => {
       const n = s.networks.find((x) => x.id === net.id);
       if (n) n.rf = { ...to };
