@@ -36,9 +36,11 @@ import { createWifi, processRunner, type CommandRunner } from './services/wifi/i
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
 import { Radio } from './gateway/radio.ts';
+import { isLeasable } from './gateway/lease.ts';
 import { createNetworks } from './services/networks/index.ts';
 import { wireNetworksEvents } from './host-networks.ts';
 import { createGatewayScanner, type DetectOverride } from './host-rescan.ts';
+import { createRfMoves } from './services/rf-moves/index.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -320,6 +322,21 @@ async function startOn(
       driverOptions: overrides.driverOptions,
       detect: overrides.detect,
     }),
+    rfMoves: createRfMoves({
+      store,
+      tasks,
+      clock,
+      log: log.child({ mod: 'rf-moves' }),
+      registry,
+      recovery: devices.recovery,
+      driver,
+      // The gateway bound to the network, or attached but held for it (a conflict being
+      // resolved by moving the nodes to the gateway's channel).
+      gatewayOf: (id) => {
+        const d = radio.gatewayFor(id);
+        return d && isLeasable(d) ? d : null;
+      },
+    }),
   };
   const unsubs = wireEvents(svc);
   unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
@@ -371,7 +388,7 @@ async function startOn(
   await svc.ledPresets.init();
   await raceLights.settings.load();
   await svc.ota.recover();
-  unsubs.push(registry.attach(), history.attach(), networks.attach());
+  unsubs.push(registry.attach(), history.attach(), networks.attach(), svc.rfMoves.attach());
   // Before the driver starts: its first connection is the recovery's start trigger.
   unsubs.push(devices.recovery.attach());
   if (ownSim) for (const s of sims) s.fleet.start();
