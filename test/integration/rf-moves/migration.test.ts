@@ -108,10 +108,18 @@ describe('RF migration', () => {
       // The gateway was retuned persistently to channel 3 (a swap, a reflash): its nodes stay on 1.
       const set = await h.host.services.driver.setGatewayRf(CH3, true);
       expect(set.ok).toBe(true);
-      await until(
-        'gateway back on channel 3',
-        async () => h.host.services.driver.readiness().ready && sameRf(sim.fleet.gateway.rf, CH3),
-      );
+      // Back on channel 3, its network still on 1: a conflict, and no traffic through it.
+      const conflict = await until('network 1 in conflict with its gateway', async () => {
+        const nets = (
+          await h.get<{ networks: { id: number; state: string; conflict: { fields: string[] } | null }[] }>(
+            '/api/networks',
+          )
+        ).body.networks;
+        const n1 = nets.find((n) => n.id === 1);
+        return n1?.state === 'conflict' && sameRf(sim.fleet.gateway.rf, CH3) ? n1 : null;
+      });
+      expect(conflict.conflict?.fields).toEqual(['freqHz']);
+      expect(sameRf(h.host.services.store.state.networks[0]!.rf!, CH1)).toBe(true);
       const res = await h.post<{ task: TaskSnapshot }>('/api/networks/1/migrate', {
         region: 'EU868',
         channel_id: 3,
@@ -123,8 +131,12 @@ describe('RF migration', () => {
       for (const n of sim.fleet.nodes) expect(n.snapshot()).toMatchObject({ rf: CH3, groupId: 1 });
       expect(sameRf(sim.fleet.gateway.rf, CH3)).toBe(true);
       expect(sameRf(h.host.services.store.state.networks[0]!.rf!, CH3)).toBe(true);
-      // And back, so that channel 1 is proven too.
-      expect(sameRf(CH1, CH1)).toBe(true);
+      // The conflict is resolved: the gateway carries the network's traffic again.
+      await until('network 1 ready', async () => {
+        const nets = (await h.get<{ networks: { id: number; state: string }[] }>('/api/networks')).body
+          .networks;
+        return nets.find((n) => n.id === 1)?.state === 'ready';
+      });
     });
   }, 600_000);
 });
