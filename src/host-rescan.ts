@@ -90,7 +90,7 @@ export function createGatewayScanner(deps: {
         clock: deps.detect ? deps.clock : choice.clock,
         transport: deps.detect ? 'sim' : 'serial',
         port: f.path,
-        log: log.child({ mod: 'gateway', port: f.path }),
+        log: log.child({ mod: 'gateway', gateway: f.path }),
         options: deps.driverOptions,
       });
       const index = radio.addGateway({ driver, label: f.path });

@@ -144,7 +144,7 @@ async function startOn(
       clock,
       transport: g.transport,
       port: g.port,
-      log: log.child(gws.length > 1 ? { mod: 'gateway', port: g.port } : { mod: 'gateway' }),
+      log: log.child(gws.length > 1 ? { mod: 'gateway', gateway: g.port } : { mod: 'gateway' }),
       // The in-process simulated gateway never resets when its port opens: no boot settle.
       options:
         g.transport === 'sim' ? { identifySettleMs: 0, ...overrides.driverOptions } : overrides.driverOptions,

@@ -1,8 +1,9 @@
 /**
  * Several simulated gateways, each with its own seeded fleet, on one shared air and one
  * stepped timeline (`--sim-gateways N`, the networks tests and benchmark). Gateway k sits on
- * its own channel (600 kHz apart: separated bands never interact) unless `sameChannel` puts
- * them all on one, where their packets collide like any others. Gateway 0's fleet is the
+ * its own channel, 500 kHz apart — from the default channel that is the firmware's table,
+ * EU868 ch 1, 2, 3… (separated bands never interact) — unless `sameChannel` puts them all on
+ * one, where their packets collide like any others. Gateway 0's fleet is the
  * fleet a single-gateway run of the same seed would build.
  */
 import { DEFAULT_RF, type RfConfig } from '../protocol/types.ts';
@@ -12,7 +13,7 @@ import { createFleet, type FleetOptions, type SimFleet } from './fleet.ts';
 import { SimScheduler } from './scheduler.ts';
 import { serveFleetOnMemory, type SimOnMemory, type SimOnMemoryOptions } from './sim-host.ts';
 
-export const CHANNEL_SPACING_HZ = 600_000;
+export const CHANNEL_SPACING_HZ = 500_000;
 
 export interface FleetsOptions extends Omit<FleetOptions, 'gatewayMac' | 'nodeSpecs'> {
   gateways: number;

@@ -256,7 +256,7 @@ export class GatewayBinder {
           );
         n.rf = { ...rf };
       }
-      this.log.info({ network: n.id, name: n.name, gateway_mac: mac }, 'gateway bound to its network');
+      this.log.debug({ network: n.id, name: n.name, gateway_mac: mac }, 'gateway bound to its network');
       return n;
     });
   }
