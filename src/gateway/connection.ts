@@ -115,6 +115,20 @@ export class ConnectionManager {
     return this.readiness();
   }
 
+  /**
+   * Connects now when the link is down and no attempt is under way (its port just appeared
+   * again: the backoff's wait is cut short). Unlike `retry`, never closes a working or
+   * connecting link. On failure the backoff takes over from its first delay.
+   */
+  async connectNow(): Promise<boolean> {
+    if (this.stopped || !this.started || this.ready) return this.ready;
+    if (this.connecting) return this.connecting;
+    this.backoff.reset();
+    const ok = await this.connect();
+    if (!ok) this.scheduleReconnect();
+    return ok;
+  }
+
   /** The session reports the established link broke. */
   lost(detail: string): void {
     if (this.stopped) return;
