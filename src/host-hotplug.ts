@@ -162,7 +162,8 @@ export function createHotplugWatcher(deps: {
 
   const retryOwner = async (path: string): Promise<void> => {
     const g = radio.live().find((x) => x.label === path);
-    if (!g?.driver.connectNow) return;
+    // Already back by its own backoff: nothing to cut short, nothing to report.
+    if (!g?.driver.connectNow || g.driver.readiness().ready) return;
     const ok = await g.driver.connectNow();
     if (!ok) {
       log.debug({ port: path }, 'gateway port appeared again, connecting failed (its backoff goes on)');
