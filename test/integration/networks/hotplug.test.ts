@@ -244,4 +244,77 @@ describe('a gateway unplugged mid-race and plugged into another socket', () => {
       clock.stop();
     }
   }, 120_000);
+
+  it('one-gateway-back-on-another-socket-keeps-every-single-gateway-field-as-it-was', async () => {
+    const clock = new SteppedClock(1).start();
+    const [fa] = createFleets({ gateways: 1, nodes: 2, seed: 13, clock, gatewayUp: true });
+    const a = serveFleetOnMemory(fa!, { clock, path: 'sim', autoStart: false });
+    fa!.start();
+    // The one gateway's socket empties when it is pulled out; 'sim:usb5' is where it goes.
+    let pulled = false;
+    const empty = new MemoryEndpoint(() => undefined, { path: 'sim' });
+    empty.unplug();
+    const socket = (path: string): LinkFactory =>
+      path === 'sim' ? () => (pulled ? empty.factory() : a.linkFactory()) : a.linkFactory;
+    let ports = ['sim'];
+    const opened: string[] = [];
+    let portEvent: (() => void) | null = null;
+    try {
+      await withHost(
+        {
+          overrides: {
+            sim: { ...a, linkFactory: socket('sim') },
+            detect: {
+              candidates: () => Promise.resolve(ports.map((path) => ({ path }))),
+              open: (path) => {
+                opened.push(path);
+                return socket(path)();
+              },
+              linkFactory: socket,
+              identify: { settleMs: 0 },
+              watch: (fn) => {
+                portEvent = fn;
+                return () => (portEvent = null);
+              },
+            },
+          },
+        },
+        async (h) => {
+          await clock.sleep(6000);
+          await runTask(h, '/api/discover', { newGroupName: 'Gates' });
+          const gwBefore = (await h.get<{ gateway: Record<string, unknown> }>('/api/gateway')).body.gateway;
+          const devBefore = (await devices(h)) as unknown as DevRow[];
+          expect(devBefore.length).toBe(2);
+
+          pulled = true;
+          ports = [];
+          fa!.faults.dropLink();
+          await until('gateway not ready', async () => (await nets(h))[0]?.state === 'not_ready');
+          fa!.faults.restoreLink();
+          portEvent?.();
+          await clock.sleep(2500);
+          ports = ['sim:usb5'];
+          portEvent?.();
+          await until('network 1 served from the new socket', async () => {
+            const g = (await gateways(h)).find((x) => x.bind_state === 'bound');
+            return g?.port === 'sim:usb5' && (await nets(h))[0]?.state === 'ready';
+          });
+          expect(opened).toEqual(['sim:usb5']);
+          // Still one gateway to the contract: the same fields as before, no per-network extras.
+          const gwAfter = (await h.get<{ gateway: Record<string, unknown> }>('/api/gateway')).body.gateway;
+          expect(Object.keys(gwAfter).sort()).toEqual(Object.keys(gwBefore).sort());
+          expect(gwAfter).toMatchObject({ ready: true, port: 'sim:usb5' });
+          const status = await runTask(h, '/api/status', {});
+          expect(status.state).toBe('done');
+          const devAfter = (await devices(h)) as unknown as DevRow[];
+          expect(devAfter.map((d) => [d.addr, d.group_id, d.network_id])).toEqual(
+            devBefore.map((d) => [d.addr, d.group_id, d.network_id]),
+          );
+        },
+      );
+    } finally {
+      a.stop();
+      clock.stop();
+    }
+  }, 120_000);
 });
