@@ -121,8 +121,9 @@ export class ConnectionManager {
    * connecting link. On failure the backoff takes over from its first delay.
    */
   async connectNow(): Promise<boolean> {
+    // An attempt that began before the port was back may fail: then connect again now.
+    if (this.connecting && (await this.connecting)) return true;
     if (this.stopped || !this.started || this.ready) return this.ready;
-    if (this.connecting) return this.connecting;
     this.backoff.reset();
     const ok = await this.connect();
     if (!ok) this.scheduleReconnect();

@@ -63,7 +63,7 @@ describe('a gateway unplugged mid-race and plugged into another socket', () => {
           : () => (path === 'sim:usb1' && usb1Empty ? empty.factory() : b.linkFactory());
     let ports = ['sim', 'sim:usb1'];
     let opened: string[] = [];
-    let portEvent: (() => void) | null = null;
+    let portEvent = null as (() => void) | null;
     try {
       await withHost(
         {
@@ -185,7 +185,7 @@ describe('a gateway unplugged mid-race and plugged into another socket', () => {
       path === 'sim' ? a.linkFactory : () => (unplugged ? empty.factory() : b.linkFactory());
     let ports = ['sim', 'sim:usb1'];
     const opened: string[] = [];
-    let portEvent: (() => void) | null = null;
+    let portEvent = null as (() => void) | null;
     try {
       await withHost(
         {
@@ -258,7 +258,7 @@ describe('a gateway unplugged mid-race and plugged into another socket', () => {
       path === 'sim' ? () => (pulled ? empty.factory() : a.linkFactory()) : a.linkFactory;
     let ports = ['sim'];
     const opened: string[] = [];
-    let portEvent: (() => void) | null = null;
+    let portEvent = null as (() => void) | null;
     try {
       await withHost(
         {
