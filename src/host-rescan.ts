@@ -30,8 +30,15 @@ export interface RescanResult {
   skipped: string[];
 }
 
+export interface RescanOptions {
+  /** Probe only these ports (the hot-plug watcher: ports that appeared), if free. */
+  only?: readonly string[];
+  /** Leave the one line per attached gateway to the caller (the watcher names its network). */
+  quiet?: boolean;
+}
+
 export interface GatewayScanner {
-  rescan(): Promise<RescanResult>;
+  rescan(opts?: RescanOptions): Promise<RescanResult>;
   /** Unsubscribes the gateways it added (the Radio stops their drivers with the others). */
   stop(): void;
 }
@@ -40,9 +47,12 @@ export interface GatewayScanner {
 export type DetectOverride = Pick<DetectOptions, 'candidates' | 'open' | 'identify'> & {
   /** The link factory a found port's driver uses (default: a serial link). */
   linkFactory?: (path: string) => LinkFactory;
+  /** Port events (the simulator's plug event; fs.watch of /dev/serial/by-id on a host). */
+  watch?: (onChange: () => void) => () => void;
 };
 
-const canonical = async (p: string): Promise<string> => {
+/** The device node a port name resolves to (the name itself when it is no file: sim, tests). */
+export const canonicalPort = async (p: string): Promise<string> => {
   try {
     return await realpath(p);
   } catch {
@@ -60,17 +70,27 @@ export function createGatewayScanner(deps: {
 }): GatewayScanner {
   const { radio, networks, log } = deps;
   const added: { driver: GatewayDriver; off: () => void }[] = [];
-  let running: Promise<RescanResult> | null = null;
+  // Scans never overlap (a port is opened by one probe at a time); concurrent full rescans
+  // share one run, a watcher's scan of appeared ports waits its turn.
+  let tail: Promise<unknown> = Promise.resolve();
+  let runningFull: Promise<RescanResult> | null = null;
+  const queued = (opts: RescanOptions): Promise<RescanResult> => {
+    const p = tail.then(() => scan(opts));
+    tail = p.catch(() => undefined);
+    return p;
+  };
 
-  const scan = async (): Promise<RescanResult> => {
+  const scan = async (opts: RescanOptions): Promise<RescanResult> => {
     const owned = radio.live().map((g) => g.label);
-    const ownedReal = new Set(await Promise.all(owned.map(canonical)));
+    const ownedReal = new Set(await Promise.all(owned.map(canonicalPort)));
     const skipped: string[] = [];
     const candidates = async (): Promise<{ path: string; info?: string }[]> => {
-      const all = deps.detect?.candidates ? await deps.detect.candidates() : await listCandidatePorts({});
+      const listed = deps.detect?.candidates ? await deps.detect.candidates() : await listCandidatePorts({});
+      const only = opts.only;
+      const all = only ? listed.filter((c) => only.includes(c.path)) : listed;
       const free: { path: string; info?: string }[] = [];
       for (const c of all) {
-        if (owned.includes(c.path) || ownedReal.has(await canonical(c.path))) skipped.push(c.path);
+        if (owned.includes(c.path) || ownedReal.has(await canonicalPort(c.path))) skipped.push(c.path);
         else free.push(c);
       }
       return free;
@@ -98,18 +118,19 @@ export function createGatewayScanner(deps: {
       added.push({ driver, off });
       await driver.start();
       attached.push({ mac: f.mac.replace(/:/g, ''), port: f.path });
-      log.info({ port: f.path, gateway_mac: f.mac }, 'gateway found while running: attached');
+      if (!opts.quiet)
+        log.info({ port: f.path, gateway_mac: f.mac }, 'gateway found while running: attached');
     }
     return { attached, tried: res.tried, skipped };
   };
 
   return {
-    rescan() {
-      // One scan at a time: a second request shares the running one.
-      running ??= scan().finally(() => {
-        running = null;
+    rescan(opts = {}) {
+      if (opts.only) return queued(opts);
+      runningFull ??= queued(opts).finally(() => {
+        runningFull = null;
       });
-      return running;
+      return runningFull;
     },
     stop() {
       for (const a of added) a.off();

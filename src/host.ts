@@ -40,6 +40,7 @@ import { isLeasable } from './gateway/lease.ts';
 import { createNetworks } from './services/networks/index.ts';
 import { wireNetworksEvents } from './host-networks.ts';
 import { createGatewayScanner, type DetectOverride } from './host-rescan.ts';
+import { hostHotplug } from './host-hotplug.ts';
 import { createRfMoves } from './services/rf-moves/index.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -394,6 +395,17 @@ async function startOn(
   if (ownSim) for (const s of sims) s.fleet.start();
   for (const s of sims) await s.fleet.gateway.whenBooted();
   await driver.start();
+  // A gateway unplugged or its link lost: re-attached by itself when its port comes back.
+  const hotplug = hostHotplug({
+    radio,
+    networks,
+    scanner: svc.gatewayScan,
+    armed: () => integration?.armed() ?? false,
+    clock,
+    log: log.child({ mod: 'networks' }),
+    serial: gws.some((g) => g.transport === 'serial'),
+    detect: overrides.detect,
+  });
   phase = 'ready';
   // The address a person opens (the UI lives under the prefix with its trailing slash).
   const open = url.endsWith('/') ? url : `${url}/`;
@@ -416,6 +428,8 @@ async function startOn(
     close: async () => {
       if (closed) return;
       closed = true;
+      // Before the drivers stop: their readiness change must not start a port watch.
+      hotplug?.stop();
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);
       if (ownSim) for (const s of sims.slice(1)) s.stop();
       for (const u of unsubs) u();

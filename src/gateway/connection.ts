@@ -115,6 +115,21 @@ export class ConnectionManager {
     return this.readiness();
   }
 
+  /**
+   * Connects now when the link is down and no attempt is under way (its port just appeared
+   * again: the backoff's wait is cut short). Unlike `retry`, never closes a working or
+   * connecting link. On failure the backoff takes over from its first delay.
+   */
+  async connectNow(): Promise<boolean> {
+    // An attempt that began before the port was back may fail: then connect again now.
+    if (this.connecting && (await this.connecting)) return true;
+    if (this.stopped || !this.started || this.ready) return this.ready;
+    this.backoff.reset();
+    const ok = await this.connect();
+    if (!ok) this.scheduleReconnect();
+    return ok;
+  }
+
   /** The session reports the established link broke. */
   lost(detail: string): void {
     if (this.stopped) return;

@@ -188,6 +188,10 @@ class Driver implements LightnetGatewayDriver {
     return this.conn.retry();
   }
 
+  connectNow(): Promise<boolean> {
+    return this.conn.connectNow();
+  }
+
   readiness(): GatewayReadiness {
     return this.conn.readiness();
   }

@@ -28,7 +28,7 @@ export interface NetworkRouter {
 export function networkRouter(driver: GatewayDriver, networks: () => readonly NetworkRef[]): NetworkRouter {
   // The same rule as networkLegs: one gateway keeps today's single-driver path (the Radio
   // passes its calls through, and fails them at once while its gateway is held).
-  const multi = (): Radio | null => (driver instanceof Radio && driver.gateways.length > 1 ? driver : null);
+  const multi = (): Radio | null => (driver instanceof Radio && driver.multi ? driver : null);
   const name = (id: number): string => networks().find((n) => n.id === id)?.name ?? `network ${id}`;
   return {
     networks: () => (multi() ? networks().map((n) => ({ id: n.id, name: n.name, rf: n.rf ?? null })) : null),

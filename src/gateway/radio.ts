@@ -55,7 +55,7 @@ const LAST_HEARD_MAX = 8192;
 
 /** The per-network legs of a fleet task, or null with one gateway (the driver itself). */
 export function networkLegs(driver: GatewayDriver): { networkId: number; driver: GatewayDriver }[] | null {
-  return driver instanceof Radio && driver.gateways.length > 1 ? driver.legs() : null;
+  return driver instanceof Radio && driver.multi ? driver.legs() : null;
 }
 
 /** Why an attached gateway carries no traffic (the networks service decides, see binding.ts). */
@@ -148,16 +148,35 @@ export class Radio implements GatewayDriver {
    * passes straight through (today's single-gateway behaviour, byte for byte).
    */
   private solo(): GatewayDriver | null {
-    if (this.gateways.length !== 1 || this.held.has(0)) return null;
-    const id = this.bound.get(0);
+    // Counted without retired drivers: one gateway that came back on another socket is
+    // still one gateway (its old port's driver is out for good).
+    const only = this.soleLive();
+    if (only === null || this.held.has(only)) return null;
+    const id = this.bound.get(only);
     if (id === undefined) {
       // Not identified yet (unplugged at start, connecting): the driver's own not-ready
       // answers, as a single gateway always gave them — unless several networks wait.
       const withGateway = this.dir.networks().filter((n) => n.gateway_mac !== null).length;
-      return withGateway <= 1 ? (this.gateways[0]?.driver ?? null) : null;
+      return withGateway <= 1 ? (this.gateways[only]?.driver ?? null) : null;
     }
     for (const n of this.dir.networks()) if (n.gateway_mac !== null && n.id !== id) return null;
-    return this.gateways[0]?.driver ?? null;
+    return this.gateways[only]?.driver ?? null;
+  }
+
+  /** The index of the one gateway in service, or null when there are several. */
+  private soleLive(): number | null {
+    let only: number | null = null;
+    for (let i = 0; i < this.gateways.length; i++) {
+      if (this.retired.has(i)) continue;
+      if (only !== null) return null;
+      only = i;
+    }
+    return only;
+  }
+
+  /** Several gateways in service (per-network legs and routes); retired drivers do not count. */
+  get multi(): boolean {
+    return this.live().length > 1;
   }
 
   networkOfGateway(index: number): number | null {
@@ -273,7 +292,7 @@ export class Radio implements GatewayDriver {
           ready: false,
           last_error: `gateway ${mac} not connected`,
           failure_count: 0,
-          transport: this.gateways[0]?.driver.readiness().transport ?? 'sim',
+          transport: this.live()[0]?.driver.readiness().transport ?? 'sim',
           port: null,
           gateway_mac: mac,
           next_retry_in_s: null,
@@ -311,7 +330,7 @@ export class Radio implements GatewayDriver {
   /** The first network's settings: pacing and estimates assume one modulation for all. */
   radioSettings(): { rf: RfConfig; source: 'gateway' | 'default' } {
     const first = this.boundIds()[0];
-    const d = (first !== undefined ? this.driverOf(first) : null) ?? this.gateways[0]?.driver;
+    const d = (first !== undefined ? this.driverOf(first) : null) ?? this.live()[0]?.driver;
     if (!d) throw new Error('radio: no gateway');
     return d.radioSettings();
   }

@@ -144,6 +144,11 @@ export interface GatewayDriver {
   stop(): Promise<void>;
   /** Closes the link and connects anew (manual retry). */
   retry(): Promise<GatewayReadiness>;
+  /**
+   * Connects now if the link is down and no attempt is under way (its port reappeared);
+   * never closes a working link. Optional: the Radio and test doubles omit it.
+   */
+  connectNow?(): Promise<boolean>;
   readiness(): GatewayReadiness;
   master(): MasterSnapshot;
   stats(): DriverStats;

@@ -67,7 +67,7 @@ export interface AppServices extends DevicesServices, ScenesServices {
   networks: NetworksService;
   /** Finds gateways plugged in while running (`POST /api/gateways/rescan`). */
   gatewayScan: {
-    rescan(): Promise<{
+    rescan(opts?: { only?: readonly string[]; quiet?: boolean }): Promise<{
       attached: { mac: string; port: string }[];
       tried: { path: string; result: string; detail?: string }[];
       skipped: string[];

@@ -100,6 +100,11 @@ export class IntegrationService {
     return heatSlots(this.current);
   }
 
+  /** A race start is armed (from staging until it fires or is cancelled). */
+  armed(): boolean {
+    return this.pending !== null;
+  }
+
   view(): Record<string, unknown> {
     const { pending } = this;
     return {

@@ -107,7 +107,7 @@ export function createNetworks(deps: {
     if (r.state === 'no_gateway' && r.device_count > 0 && state().networks.length > 1)
       return `${r.name} has no gateway assigned`;
     // One gateway losing its link is today's single-gateway story (nodes keep their own state).
-    if (r.state === 'not_ready' && radio.gateways.length > 1) return `gateway of ${r.name} not connected`;
+    if (r.state === 'not_ready' && radio.multi) return `gateway of ${r.name} not connected`;
     return null;
   };
 
@@ -220,8 +220,7 @@ export function createNetworks(deps: {
           out.push(
             `network ${r.name}: its gateway is on other radio settings (${r.conflict?.fields.join(', ') ?? ''} differ): resolve the conflict`,
           );
-        else if (r.state === 'not_ready' && radio.gateways.length > 1)
-          out.push(`network ${r.name}: gateway not ready`);
+        else if (r.state === 'not_ready' && radio.multi) out.push(`network ${r.name}: gateway not ready`);
       }
       for (const g of unassignedRows(binder))
         if (g.gateway_mac !== null)

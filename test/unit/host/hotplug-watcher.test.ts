@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { SteppedClock } from '../../../src/clock.ts';
+import type { Radio } from '../../../src/gateway/radio.ts';
+import type { GatewayReadiness } from '../../../src/gateway/types.ts';
+import { createHotplugWatcher, type ProbeScanner } from '../../../src/host-hotplug.ts';
+import { silentLogger } from '../../../src/logger.ts';
+import type { NetworksService } from '../../../src/services/networks/index.ts';
+
+/** A Radio with one gateway on `sim:a` whose readiness the test sets; the watcher's view only. */
+function fakes(opts: { ready: boolean }) {
+  const state = { ready: opts.ready, ports: ['sim:a', 'sim:other'], armed: false };
+  const listeners = new Set<() => void>();
+  const driver = {
+    readiness: (): Pick<GatewayReadiness, 'ready' | 'gateway_mac'> => ({
+      ready: state.ready,
+      gateway_mac: null,
+    }),
+  };
+  const radio = {
+    live: () => [{ driver, label: 'sim:a' }],
+    on: (_e: string, fn: () => void) => {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+  } as unknown as Radio;
+  const networks = {
+    list: () => ({ networks: [], unassigned: [], alerts: [] }),
+    gateways: () => [],
+    onChange: () => () => undefined,
+  } as unknown as NetworksService;
+  const probed: string[][] = [];
+  let listings = 0;
+  const scanner: ProbeScanner = {
+    rescan: (o) => {
+      probed.push([...(o.only ?? [])]);
+      return Promise.resolve({
+        attached: [],
+        tried: (o.only ?? []).map((path) => ({ path, result: 'no_answer' })),
+      });
+    },
+  };
+  const news = (): void => listeners.forEach((fn) => fn());
+  const ports = {
+    list: () => {
+      listings++;
+      return Promise.resolve(state.ports.map((path) => ({ path })));
+    },
+  };
+  return { state, radio, networks, scanner, probed, news, ports, listings: () => listings };
+}
+
+/**
+ * Lets the watcher's work settle between clock steps: it resolves port names on the file
+ * system (real I/O), so each step waits until it is idle again.
+ */
+async function step(clock: SteppedClock, ms: number, w?: { idle(): Promise<void> }): Promise<void> {
+  for (let t = 0; t < ms; t += 100) {
+    clock.advance(100);
+    await new Promise((r) => setImmediate(r));
+    await w?.idle();
+  }
+}
+
+describe('the hot-plug watcher', () => {
+  it('lists nothing while every gateway is attached', async () => {
+    const clock = new SteppedClock(1, 0);
+    const f = fakes({ ready: true });
+    const w = createHotplugWatcher({ ...f, armed: () => false, clock, log: silentLogger() });
+    await step(clock, 10_000, w);
+    expect(f.listings()).toBe(0);
+    w.stop();
+  });
+
+  it('holds an appeared port while a start is armed, probes it once disarmed, never the old one', async () => {
+    const clock = new SteppedClock(1, 0);
+    const f = fakes({ ready: false });
+    const w = createHotplugWatcher({ ...f, armed: () => f.state.armed, clock, log: silentLogger() });
+    await step(clock, 500, w); // baseline: sim:a, sim:other
+    f.state.armed = true;
+    f.state.ports = ['sim:a', 'sim:other', 'sim:new'];
+    await step(clock, 6000, w);
+    expect(f.probed).toEqual([]);
+    f.state.armed = false;
+    await step(clock, 2500, w);
+    expect(f.probed).toEqual([['sim:new']]);
+    // It did not answer: not tried again, and 'sim:other' (there before) never.
+    await step(clock, 6000, w);
+    expect(f.probed).toEqual([['sim:new']]);
+    w.stop();
+  });
+
+  it('stops listing at stop()', async () => {
+    const clock = new SteppedClock(1, 0);
+    const f = fakes({ ready: false });
+    const w = createHotplugWatcher({ ...f, armed: () => false, clock, log: silentLogger() });
+    await step(clock, 4500, w);
+    const before = f.listings();
+    expect(before).toBeGreaterThan(1);
+    w.stop();
+    await step(clock, 10_000, w);
+    expect(f.listings()).toBe(before);
+  });
+});
