@@ -27,6 +27,17 @@ export class SceneRunningError extends Error {
   }
 }
 
+/** The request conflicts with the current state (409), e.g. deleting a network in use. */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+  constructor(
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
 export class UnavailableError extends Error {
   override readonly name = 'UnavailableError';
   constructor(

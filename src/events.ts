@@ -44,6 +44,13 @@ export interface SceneProgress {
   duration_ms?: number;
 }
 
+/** The networks' bind and readiness state (the `networks` SSE event, web UI streams only). */
+export interface NetworksEvent {
+  networks: readonly object[];
+  unassigned: readonly object[];
+  alerts: readonly object[];
+}
+
 export interface AppEvents extends Record<string, unknown> {
   /** A persisted change with its scope tokens. */
   scopes: readonly Scope[];
@@ -53,6 +60,8 @@ export interface AppEvents extends Record<string, unknown> {
   scene_progress: SceneProgress;
   /** Field recovery progress (rejoining nodes being put back into their groups). */
   recovery: RecoveryProgress;
+  /** A gateway was bound, released, went missing, came back (at most 4 a second). */
+  networks: NetworksEvent;
 }
 
 export class EventBus extends TypedEmitter<AppEvents> {}

@@ -1,6 +1,6 @@
 /**
- * Which gateways the host drives: the `--gateway` list (serial ports, TCP addresses), the
- * first gateway that answers auto-detection, or the simulator (`--sim-gateways N`
+ * Which gateways the host drives: the `--gateway` list (serial ports, TCP addresses), every
+ * gateway that answers auto-detection (all ports probed at once), or the simulator (`--sim-gateways N`
  * simulated gateways, each with its own fleet, on one air and one clock). With one entry
  * this is exactly what the host has always done.
  */
@@ -8,7 +8,13 @@ import { ScaledClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
-import { detectGateway, SerialLink, TcpLink, type GatewaySpec, type LinkFactory } from './transport/index.ts';
+import {
+  detectGateways,
+  SerialLink,
+  TcpLink,
+  type GatewaySpec,
+  type LinkFactory,
+} from './transport/index.ts';
 
 export interface GatewayChoice {
   linkFactory: LinkFactory;
@@ -56,14 +62,7 @@ async function chooseOne(
     return { linkFactory: s.linkFactory, transport: 'sim', port: 'sim', sim: s, clock };
   };
   const real = new ScaledClock(1);
-  const tlog = (msg: string, fields?: object): void => log.debug({ ...fields }, msg);
-  const serial = (path: string): GatewayChoice => ({
-    linkFactory: () => new SerialLink(path, { log: tlog }),
-    transport: 'serial',
-    port: path,
-    sim: null,
-    clock: real,
-  });
+  const serial = (path: string): GatewayChoice => serialChoice(path, log);
   switch (spec.kind) {
     case 'sim':
       log.warn(
@@ -84,11 +83,12 @@ async function chooseOne(
       };
     }
     case 'auto': {
-      const res = await detectGateway({ clock: real, log: tlog });
-      if (res.found) {
-        const path = res.found.path;
-        log.info({ port: path, gateway_mac: res.found.mac, tried: res.tried }, 'gateway found');
-        return serial(path);
+      // Several answering ports are handled by chooseGateways; here only the simulator fallback.
+      const res = await detectGateways({ clock: real, log: transportLog(log) });
+      const first = res.found[0];
+      if (first) {
+        log.info({ port: first.path, gateway_mac: first.mac, tried: res.tried }, 'gateway found');
+        return serial(first.path);
       }
       log.warn(
         { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },
@@ -97,6 +97,23 @@ async function chooseOne(
       return sim(simClock());
     }
   }
+}
+
+const transportLog =
+  (log: Logger) =>
+  (msg: string, fields?: object): void =>
+    log.debug({ ...fields }, msg);
+
+/** A serial gateway on the real clock (also used for one found by a rescan). */
+export function serialChoice(path: string, log: Logger): GatewayChoice {
+  const tlog = transportLog(log);
+  return {
+    linkFactory: () => new SerialLink(path, { log: tlog }),
+    transport: 'serial',
+    port: path,
+    sim: null,
+    clock: new ScaledClock(1),
+  };
 }
 
 /** Every gateway the configuration names (several: one network each). */
@@ -114,15 +131,27 @@ export async function chooseGateways(
     log.info({ gateways: out.map((g) => g.port) }, 'several gateways: one network each');
     return out;
   }
-  if (simCount <= 1 || external) return chooseGateway(cfg, log, clockOverride, external);
-  if (cfg.gateway.kind === 'auto') {
-    const real = new ScaledClock(1);
-    const res = await detectGateway({ clock: real, log: (msg, fields) => log.debug({ ...fields }, msg) });
-    if (res.found) {
-      log.warn({ port: res.found.path }, 'a gateway answered: --sim-gateways is ignored');
-      return chooseGateway({ ...cfg, gateway: { kind: 'serial', path: res.found.path } }, log);
+  if (cfg.gateway.kind === 'auto' && !external) {
+    // Every port at once; every gateway that answers is driven (one network each).
+    const res = await detectGateways({ clock: new ScaledClock(1), log: transportLog(log) });
+    if (res.found.length > 0) {
+      if (simCount > 1)
+        log.warn({ ports: res.found.map((f) => f.path) }, 'gateways answered: --sim-gateways is ignored');
+      log.info(
+        { gateways: res.found.map((f) => ({ port: f.path, gateway_mac: f.mac })), tried: res.tried },
+        res.found.length > 1 ? 'gateways found: one network each' : 'gateway found',
+      );
+      return res.found.map((f) => serialChoice(f.path, log));
+    }
+    if (simCount <= 1) {
+      log.warn(
+        { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },
+        'no gateway answered the identify ping: using the SIMULATED gateway and fleet',
+      );
+      return chooseGateway({ ...cfg, gateway: { kind: 'sim' } }, log, clockOverride);
     }
   }
+  if (simCount <= 1 || external) return chooseGateway(cfg, log, clockOverride, external);
   const clock = clockOverride ?? new ScaledClock(cfg.simTimeScale);
   log.warn(
     { gateways: simCount, nodesEach: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },

@@ -36,6 +36,8 @@ import type { SimOnMemory } from './sim/sim-host.ts';
 import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
 import { Radio } from './gateway/radio.ts';
 import { createNetworks } from './services/networks/index.ts';
+import { wireNetworksEvents } from './host-networks.ts';
+import { createGatewayScanner, type DetectOverride } from './host-rescan.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -85,6 +87,8 @@ export interface HostOverrides {
    * need a write to stay running while they act lengthen it, instead of racing the clock.
    */
   specialsAckBudgetMs?: number;
+  /** How `POST /api/gateways/rescan` finds and opens ports (tests: simulated boards). */
+  detect?: DetectOverride;
 }
 
 export async function startHost(
@@ -144,19 +148,18 @@ async function startOn(
     }),
   );
   const gatewayList = drivers.map((d, i) => ({ driver: d, label: gws[i]?.port ?? '?' }));
-  // Several gateways: services get the router; one: the driver itself (nothing changes).
+  // Services get the router. With one gateway serving its network it passes every call
+  // straight through (today's behaviour); it exists so that a swapped or conflicting
+  // gateway carries no traffic and a gateway found while running can be added.
   let registryRef: DeviceRegistry | null = null;
-  const radio =
-    drivers.length > 1
-      ? new Radio(gatewayList, {
-          networks: () => store.state.networks,
-          networkOf: (addr) => registryRef?.find(addr)?.network_id ?? null,
-          networksOfGroup: (g) => [
-            ...new Set(store.state.devices.filter((d) => d.groupId === g).map((d) => d.network_id)),
-          ],
-        })
-      : null;
-  const driver: GatewayDriver = radio ?? drivers[0]!;
+  const radio = new Radio(gatewayList, {
+    networks: () => store.state.networks,
+    networkOf: (addr) => registryRef?.find(addr)?.network_id ?? null,
+    networksOfGroup: (g) => [
+      ...new Set(store.state.devices.filter((d) => d.groupId === g).map((d) => d.network_id)),
+    ],
+  });
+  const driver: GatewayDriver = radio;
   const devices = createDevices({
     store,
     driver,
@@ -173,8 +176,9 @@ async function startOn(
   registryRef = registry;
   const networks = createNetworks({
     store,
-    gateways: gatewayList,
     radio,
+    clock,
+    registry,
     log: log.child({ mod: 'networks' }),
   });
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
@@ -296,8 +300,17 @@ async function startOn(
     }),
     consoleSettings: createConsoleSettings({ store, log }),
     networks,
+    gatewayScan: createGatewayScanner({
+      radio,
+      networks,
+      clock,
+      log: log.child({ mod: 'networks' }),
+      driverOptions: overrides.driverOptions,
+      detect: overrides.detect,
+    }),
   };
   const unsubs = wireEvents(svc);
+  unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
 
   // HTTP first, so `phase: booting` is observable while state and link come up.
   const { app, sse, fastReads } = await buildApp(svc, {

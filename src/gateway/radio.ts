@@ -7,8 +7,11 @@
  * its own devices. A network whose gateway is not connected fails at once with an error
  * naming it: it never waits out the send queue's deadline, and never delays the others.
  *
- * With one gateway the host hands services the driver itself (no Radio): today's bytes and
- * timings, exactly.
+ * With one gateway that serves its network, every call passes straight through to the
+ * driver ("solo"): today's bytes, timings and snapshots, exactly. The host builds the Radio
+ * even for one gateway so that a gateway which belongs to no network (a swapped board) or
+ * whose radio settings differ from its network's record carries no traffic, and so that a
+ * gateway found while running can be added (`addGateway`).
  */
 import type { Addr, M2NRequest, RfConfig } from '../protocol/types.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
@@ -26,6 +29,7 @@ import type {
   GatewayDriverEvents,
   GatewayReadiness,
   IdentifyResult,
+  MasterSnapshot,
   Reply,
   SendOptions,
   StatusResult,
@@ -51,7 +55,14 @@ const LAST_HEARD_MAX = 8192;
 
 /** The per-network legs of a fleet task, or null with one gateway (the driver itself). */
 export function networkLegs(driver: GatewayDriver): { networkId: number; driver: GatewayDriver }[] | null {
-  return driver instanceof Radio ? driver.legs() : null;
+  return driver instanceof Radio && driver.gateways.length > 1 ? driver.legs() : null;
+}
+
+/** Why an attached gateway carries no traffic (the networks service decides, see binding.ts). */
+export interface GatewayHold {
+  /** The network it would serve (a conflict), or null (it belongs to no network). */
+  networkId: number | null;
+  reason: string;
 }
 
 export class Radio implements GatewayDriver {
@@ -59,29 +70,74 @@ export class Radio implements GatewayDriver {
   /** Gateway index → network id (unbound gateways carry no traffic). */
   private readonly bound = new Map<number, number>();
   private readonly lastHeard = new Map<Addr, number>();
+  /** Attached gateways that carry no traffic, and why. */
+  private readonly held = new Map<number, GatewayHold>();
+  /** Runs on a gateway's readiness change before the Radio re-emits it (binding first). */
+  private binder: ((index: number, r: GatewayReadiness) => void) | null = null;
+  private binding = false;
+  readonly gateways: RadioGateway[] = [];
 
   constructor(
-    readonly gateways: readonly RadioGateway[],
+    gateways: readonly RadioGateway[],
     private readonly dir: RadioDirectory,
   ) {
-    gateways.forEach((g, i) => {
-      g.driver.on('packet', (p) => {
-        const networkId = this.bound.get(i);
-        // An unassigned gateway's packets are not ours to apply.
-        if (networkId === undefined) return;
-        if (p.reply?.kind === 'IDENTIFY_REPLY') this.noteHeard(p.packet.sender, networkId);
-        this.emitter.emit('packet', { ...p, network_id: networkId });
-      });
-      g.driver.on('readiness', () => this.emitter.emit('readiness', this.readiness()));
-      g.driver.on('master', () => this.emitter.emit('master', this.master()));
-    });
+    for (const g of gateways) this.addGateway(g);
   }
 
-  /** Binds gateway `index` to a network (the networks service decides, see domain/networks.ts). */
-  bind(index: number, networkId: number | null): void {
+  /** Adds a gateway (at start, or found while running); returns its index. */
+  addGateway(g: RadioGateway): number {
+    const i = this.gateways.length;
+    this.gateways.push(g);
+    g.driver.on('packet', (p) => {
+      const networkId = this.bound.get(i);
+      // An unassigned gateway's packets are not ours to apply.
+      if (networkId === undefined) return;
+      if (p.reply?.kind === 'IDENTIFY_REPLY') this.noteHeard(p.packet.sender, networkId);
+      this.emitter.emit('packet', { ...p, network_id: networkId });
+    });
+    g.driver.on('readiness', (r) => {
+      // Bound first, then one readiness event (bind() stays quiet meanwhile).
+      this.binding = true;
+      try {
+        this.binder?.(i, r);
+      } finally {
+        this.binding = false;
+      }
+      this.emitter.emit('readiness', this.readiness());
+    });
+    g.driver.on('master', () => this.emitter.emit('master', this.master()));
+    return i;
+  }
+
+  /** Who binds a gateway on its readiness change, before anyone else hears of it. */
+  setBinder(fn: ((index: number, r: GatewayReadiness) => void) | null): void {
+    this.binder = fn;
+  }
+
+  /**
+   * Binds gateway `index` to a network, or holds it (no traffic) with the reason; the
+   * networks service decides (services/networks/binding.ts).
+   */
+  bind(index: number, networkId: number | null, hold?: GatewayHold): void {
+    const before = this.binding ? '' : JSON.stringify(this.readiness());
     if (networkId === null) this.bound.delete(index);
     else this.bound.set(index, networkId);
-    this.emitter.emit('readiness', this.readiness());
+    if (networkId === null && hold) this.held.set(index, hold);
+    else this.held.delete(index);
+    if (!this.binding && JSON.stringify(this.readiness()) !== before)
+      this.emitter.emit('readiness', this.readiness());
+  }
+
+  /**
+   * The driver when one gateway serves the only network that has a gateway: everything
+   * passes straight through (today's single-gateway behaviour, byte for byte).
+   */
+  private solo(): GatewayDriver | null {
+    if (this.gateways.length !== 1) return null;
+    const id = this.bound.get(0);
+    if (id === undefined) return null;
+    for (const n of this.dir.networks()) if (n.gateway_mac !== null && n.id !== id) return null;
+    return this.gateways[0]?.driver ?? null;
   }
 
   networkOfGateway(index: number): number | null {
@@ -110,12 +166,22 @@ export class Radio implements GatewayDriver {
   /** The driver for a network, or a failure naming the network (never a wait). */
   private ready(networkId: number): GatewayDriver | Failure {
     const d = this.driverOf(networkId);
-    if (!d) return fail(`gateway of ${this.networkName(networkId)} is not connected`);
+    if (!d) {
+      // Attached but held (its radio settings differ from the network's): say so.
+      const held = [...this.held.values()].find((h) => h.networkId === networkId);
+      return fail(
+        held
+          ? `gateway of ${this.networkName(networkId)} carries no traffic: ${held.reason}`
+          : `gateway of ${this.networkName(networkId)} is not connected`,
+      );
+    }
     if (!d.readiness().ready) return fail(`gateway of ${this.networkName(networkId)} is not ready`);
     return d;
   }
 
   private unicastDriver(addr: Addr): GatewayDriver | Failure {
+    const solo = this.solo();
+    if (solo) return solo;
     const id = this.dir.networkOf(addr) ?? this.lastHeard.get(addr) ?? null;
     if (id === null) return fail(`no network knows device ${addr}`);
     return this.ready(id);
@@ -132,6 +198,8 @@ export class Radio implements GatewayDriver {
   }
 
   async retry(): Promise<GatewayReadiness> {
+    const solo = this.solo();
+    if (solo) return solo.retry();
     await Promise.all(this.gateways.map((g) => g.driver.retry()));
     return this.readiness();
   }
@@ -139,14 +207,17 @@ export class Radio implements GatewayDriver {
   /** One part per configured gateway, plus one per network whose gateway is not attached. */
   private parts<T>(value: (d: GatewayDriver) => T, missing: (mac: string) => T): NetworkPart<T>[] {
     const parts: NetworkPart<T>[] = this.gateways.map((g, i) => {
-      const id = this.bound.get(i);
+      const id = this.bound.get(i) ?? this.held.get(i)?.networkId ?? undefined;
       return {
         networkId: id ?? 0,
         name: id !== undefined ? this.networkName(id) : `gateway on ${g.label}`,
         value: value(g.driver),
       };
     });
-    const attached = new Set(this.bound.values());
+    const attached = new Set([
+      ...this.bound.values(),
+      ...[...this.held.values()].flatMap((h) => (h.networkId === null ? [] : [h.networkId])),
+    ]);
     for (const n of this.dir.networks()) {
       if (n.gateway_mac !== null && !attached.has(n.id))
         parts.push({ networkId: n.id, name: n.name, value: missing(n.gateway_mac) });
@@ -154,10 +225,18 @@ export class Radio implements GatewayDriver {
     return parts;
   }
 
-  readiness(): ReturnType<typeof aggregateReadiness> {
+  readiness(): GatewayReadiness {
+    const solo = this.solo();
+    if (solo) return solo.readiness();
+    const held = new Map([...this.held].map(([i, h]) => [this.gateways[i]?.driver, h]));
     const agg = aggregateReadiness(
       this.parts(
-        (d) => d.readiness(),
+        (d) => {
+          const r = d.readiness();
+          const h = held.get(d);
+          // A held gateway is connected but carries no traffic: not ready, and why.
+          return h && r.ready ? { ...r, ready: false, last_error: h.reason } : r;
+        },
         (mac) => ({
           ready: false,
           last_error: `gateway ${mac} not connected`,
@@ -169,19 +248,12 @@ export class Radio implements GatewayDriver {
         }),
       ),
     );
-    // A connected gateway that belongs to no network carries no traffic: not ready.
-    const unassigned = this.gateways.findIndex((g, i) => !this.bound.has(i) && g.driver.readiness().ready);
-    if (unassigned >= 0 && agg.ready) {
-      return {
-        ...agg,
-        ready: false,
-        last_error: `gateway on ${this.gateways[unassigned]?.label ?? '?'} belongs to no network`,
-      };
-    }
     return agg;
   }
 
-  master(): ReturnType<typeof aggregateMaster> {
+  master(): MasterSnapshot {
+    const solo = this.solo();
+    if (solo) return solo.master();
     return aggregateMaster(
       this.parts(
         (d) => ({ ...d.master(), ready: d.readiness().ready }),
@@ -199,6 +271,8 @@ export class Radio implements GatewayDriver {
   }
 
   stats(): DriverStats {
+    const solo = this.solo();
+    if (solo) return solo.stats();
     return sumStats(this.gateways.map((g) => g.driver.stats()));
   }
 
@@ -218,6 +292,8 @@ export class Radio implements GatewayDriver {
   }
 
   async queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }> {
+    const solo = this.solo();
+    if (solo) return solo.queryState();
     const answers = await Promise.all(this.gateways.map((g) => g.driver.queryState()));
     const m = this.master();
     return {
@@ -232,6 +308,8 @@ export class Radio implements GatewayDriver {
 
   /** One frame per target network, all at once; ok only if every part is. */
   async send(receiver: Addr, request: M2NRequest, opts: SendOptions = {}): Promise<TxOutcome> {
+    const solo = this.solo();
+    if (solo) return solo.send(receiver, request, opts);
     const ids = targetNetworks(
       receiver,
       request,
@@ -240,7 +318,11 @@ export class Radio implements GatewayDriver {
       (a) => this.lastHeard.get(a) ?? null,
     );
     if (ids.length === 0) {
-      return fail(receiver === 'FFFFFF' ? 'no gateway is connected' : `no network knows device ${receiver}`);
+      if (receiver === 'FFFFFF') return fail('no gateway is connected');
+      const known = this.dir.networkOf(receiver);
+      if (known === null) return fail(`no network knows device ${receiver}`);
+      const d = this.ready(known);
+      return 'ok' in d ? d : fail(`gateway of ${this.networkName(known)} is not connected`);
     }
     let pending = ids.length;
     const onSent = opts.onSent;
@@ -260,12 +342,16 @@ export class Radio implements GatewayDriver {
   }
 
   async discover(opts: Parameters<GatewayDriver['discover']>[0]): Promise<IdentifyResult[]> {
+    const solo = this.solo();
+    if (solo) return solo.discover(opts);
     const drivers = this.readyDrivers();
     const parts = await Promise.all(drivers.map((d) => d.discover(opts)));
     return parts.flat();
   }
 
   async statusBroadcast(opts: Parameters<GatewayDriver['statusBroadcast']>[0]): Promise<StatusResult[]> {
+    const solo = this.solo();
+    if (solo) return solo.statusBroadcast(opts);
     const drivers = this.readyDrivers();
     if (!opts.targets) return (await Promise.all(drivers.map((d) => d.statusBroadcast(opts)))).flat();
     // Each network polls its own devices; a missing network's devices simply do not answer.
@@ -341,6 +427,8 @@ export class Radio implements GatewayDriver {
   }
 
   private primary(): GatewayDriver | Failure {
+    const solo = this.solo();
+    if (solo) return solo;
     const first = this.boundIds()[0];
     return first === undefined ? fail('no gateway belongs to a network') : this.ready(first);
   }

@@ -7,7 +7,8 @@
  * Opt-in extras: a client that connects with `?log=1` also gets `log` events (batches
  * of activity-log entries, at most 4 a second); one that connects with `?console=1`
  * (the web UI) also gets the refresh token `console` when the shared console settings
- * change. Every other client gets exactly the contract's events and tokens.
+ * change, the refresh token `networks` when network records change, and the `networks`
+ * event (bind state and readiness of every gateway; the host sends at most 4 a second). Every other client gets exactly the contract's events and tokens.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
@@ -78,6 +79,8 @@ export class SseHub {
       bus.on('gateway', (g) => this.broadcast('gateway', g)),
       bus.on('scene_progress', (p) => this.broadcast('scene_progress', p)),
       bus.on('recovery', (p) => this.broadcast('recovery', p)),
+      // Not in the contract: only the web UI's streams (`?console=1`) get it.
+      bus.on('networks', (p) => this.broadcast('networks', p, (s) => s.console)),
     );
   }
 

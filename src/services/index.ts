@@ -64,6 +64,15 @@ export interface AppServices extends DevicesServices, ScenesServices {
   };
   /** Networks (one per gateway): gateway binding and the `GET /api/networks` list. */
   networks: NetworksService;
+  /** Finds gateways plugged in while running (`POST /api/gateways/rescan`). */
+  gatewayScan: {
+    rescan(): Promise<{
+      attached: { mac: string; port: string }[];
+      tried: { path: string; result: string; detail?: string }[];
+      skipped: string[];
+    }>;
+    stop(): void;
+  };
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

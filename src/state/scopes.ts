@@ -36,9 +36,16 @@ export function refreshTokens(scopes: readonly Scope[]): RefreshToken[] {
 }
 
 /** Refresh tokens beyond the contract, sent only to streams that asked for them. */
-export type OptInRefreshToken = 'console';
+export type OptInRefreshToken = 'console' | 'networks';
 
-/** The opt-in tokens for a set of scopes: `console` for CONSOLE and for FULL (reload, restore). */
+/**
+ * The opt-in tokens for a set of scopes: `console` for CONSOLE, `networks` for NETWORKS,
+ * both for FULL (reload, restore).
+ */
 export function optInRefreshTokens(scopes: readonly Scope[]): OptInRefreshToken[] {
-  return scopes.length === 0 || scopes.includes('FULL') || scopes.includes('CONSOLE') ? ['console'] : [];
+  const full = scopes.length === 0 || scopes.includes('FULL');
+  const out: OptInRefreshToken[] = [];
+  if (full || scopes.includes('CONSOLE')) out.push('console');
+  if (full || scopes.includes('NETWORKS')) out.push('networks');
+  return out;
 }

@@ -21,6 +21,7 @@ export { listCandidatePorts, type CandidatePort, type ListCandidateOptions } fro
 export { IDENTIFY_ANSWER_LENGTH, IDENTIFY_REQUEST, IdentifyScanner } from './identify-scan.ts';
 export {
   detectGateway,
+  detectGateways,
   identifyGateway,
   type DetectOptions,
   type DetectResult,

@@ -58,6 +58,23 @@ export interface HeardNote {
   announcement?: boolean;
 }
 
+/** Identity events with several networks (design §2.4), kept for health and the Networks dialog. */
+export interface NetworkAlert {
+  kind: 'moved' | 'addr_clash';
+  addr: Addr;
+  /** moved: the node's MAC; addr_clash: the MAC of the node that owns the row. */
+  mac: string;
+  /** addr_clash: the other node's full MAC, heard announcing the same address. */
+  other_mac: string | null;
+  from_network: number;
+  to_network: number;
+  /** Epoch seconds. */
+  ts: number;
+}
+
+/** Newest kept; older ones scroll out (they are in the log). */
+const ALERTS_MAX = 50;
+
 export interface ReplyCounters {
   onIdentify?: (addr: Addr) => void;
   onStatus?: (addr: Addr) => void;
@@ -74,6 +91,14 @@ export class DeviceRegistry {
   private readonly offlineReasons = new Map<Addr, string>();
   private readonly heardListeners = new Set<(n: HeardNote) => void>();
   private readonly silentListeners = new Set<(addrs: readonly Addr[]) => void>();
+  private readonly alertList: NetworkAlert[] = [];
+  /**
+   * Why a device cannot be reached because of its network (its gateway missing, in conflict),
+   * or null; wired by the networks service. Rows then say `unreachable` with that reason.
+   */
+  reachability: ((d: Device) => string | null) | null = null;
+  /** Called after an alert was added (the networks service pushes its SSE event). */
+  onAlert: (() => void) | null = null;
 
   constructor(
     private readonly store: Store,
@@ -153,6 +178,20 @@ export class DeviceRegistry {
     return this.offlineReasons.get(addr) ?? null;
   }
 
+  /** Devices that moved network and addresses claimed by two nodes, newest last. */
+  alerts(): readonly NetworkAlert[] {
+    return this.alertList;
+  }
+
+  private alert(a: NetworkAlert): void {
+    // One entry per address and kind: a node that keeps announcing is one alert, refreshed.
+    const i = this.alertList.findIndex((x) => x.addr === a.addr && x.kind === a.kind);
+    if (i >= 0) this.alertList.splice(i, 1);
+    this.alertList.push(a);
+    if (this.alertList.length > ALERTS_MAX) this.alertList.shift();
+    this.onAlert?.();
+  }
+
   linkState(d: Device): DeviceLinkState {
     if (this.rejoin?.isRejoining(d.addr)) return 'rejoining';
     return d.online ? 'online' : 'offline';
@@ -186,6 +225,18 @@ export class DeviceRegistry {
     const specials = materializeSpecials(info.caps as Capability[], d.specials);
     // Object.assign, not spread: V8 takes a slow path spreading two objects (~20x slower for 200 rows).
     const state = this.linkState(d);
+    const unreachable = this.reachability?.(d) ?? null;
+    if (unreachable !== null) {
+      return Object.assign({}, specials, d, {
+        dev_type_name: info.name,
+        dev_type_caps: info.caps,
+        caps: d.dev_type,
+        specials,
+        online: false,
+        state: 'unreachable',
+        offline_reason: unreachable,
+      }) as DeviceRow;
+    }
     return Object.assign({}, specials, d, {
       dev_type_name: info.name,
       dev_type_caps: info.caps,
@@ -310,6 +361,15 @@ export class DeviceRegistry {
         { addr, mac: r.mac, stored_mac: d.full_mac, via, network: d.network_id },
         'address clash: another node with this address on another network (not applied)',
       );
+      this.alert({
+        kind: 'addr_clash',
+        addr,
+        mac: d.full_mac,
+        other_mac: r.mac,
+        from_network: d.network_id,
+        to_network: via,
+        ts: this.clock.now() / 1000,
+      });
       return;
     }
     if (!d) {
@@ -325,6 +385,15 @@ export class DeviceRegistry {
     const moved = via !== undefined && dev.network_id !== via && dev.full_mac === r.mac;
     if (moved) {
       this.log.warn({ addr, from: dev.network_id, to: via }, 'device now heard on another network: moved');
+      this.alert({
+        kind: 'moved',
+        addr,
+        mac: r.mac,
+        other_mac: null,
+        from_network: dev.network_id,
+        to_network: via,
+        ts: this.clock.now() / 1000,
+      });
       dev.network_id = via;
     }
     const changedIdentity =

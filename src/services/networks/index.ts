@@ -1,220 +1,273 @@
 /**
- * The networks capability: binds each gateway to its network when the gateway identifies
- * itself, and lists the networks for `GET /api/networks`.
+ * The networks capability: binds each gateway to its network (binding.ts), lists networks,
+ * gateways and the channel plan (views.ts), lets the operator create, rename and delete
+ * networks (records.ts) and assign, release, retune or adopt gateways (actions.ts), and
+ * tells the devices of a network whose gateway is missing that they are unreachable.
  *
- * Binding (domain/networks.ts): a network naming the gateway's MAC wins; otherwise the only
- * network without a gateway takes it when it is the only gateway configured (a migrated
- * single-gateway install binds to the gateway it already uses). On an empty data folder
- * every gateway found at start becomes its own network, named, with the radio settings read
- * from the gateway. Anything else stays unassigned and carries no traffic (choosing is the
- * channel-plan work's operator step). A network without radio settings adopts its gateway's.
+ * With one gateway serving network 1 nothing here changes what a single-gateway user sees:
+ * the Radio passes everything through, rows keep today's fields and states.
  */
-import type { GatewayDriver, GatewayReadiness } from '../../gateway/types.ts';
+import type { Clock } from '../../clock.ts';
 import type { Radio } from '../../gateway/radio.ts';
 import type { Logger } from '../../logger.ts';
-import type { RfConfig } from '../../protocol/types.ts';
-import {
-  bindGateway,
-  defaultNetworkName,
-  nextNetworkId,
-  normalizeGatewayMac,
-  type Network,
-} from '../../domain/networks.ts';
+import type { Device } from '../../domain/model.ts';
+import type { Addr } from '../../protocol/types.ts';
+import type { Network } from '../../domain/networks.ts';
 import type { Store } from '../../state/store.ts';
+import type { NetworkAlert } from '../devices/registry.ts';
+import {
+  adoptGatewayRf,
+  assignGateway,
+  pinnedAddrs,
+  releaseGateway,
+  retuneGateway,
+  type ActionDeps,
+  type AssignInput,
+} from './actions.ts';
+import { GatewayBinder } from './binding.ts';
+import { createNetwork, deleteNetwork, renameNetwork, type CreateNetworkInput } from './records.ts';
+import {
+  channelTable,
+  gatewayRows,
+  networkRow,
+  unassignedRows,
+  type GatewayRow,
+  type NetworkRow,
+  type UnassignedGateway,
+} from './views.ts';
 
-export interface NetworkGateway {
-  driver: GatewayDriver;
-  /** Port or address the gateway was opened on. */
-  label: string;
-}
+export type { GatewayRow, NetworkRow, UnassignedGateway } from './views.ts';
 
-export interface NetworkRow {
-  id: number;
-  name: string;
-  gateway_mac: string | null;
-  /** ready · not_ready (attached, not ready) · missing (its gateway is not attached) · no_gateway */
-  state: 'ready' | 'not_ready' | 'missing' | 'no_gateway';
-  gateway: (GatewayReadiness & { stats: ReturnType<GatewayDriver['stats']> }) | null;
-  device_count: number;
-  online_count: number;
-  /** What the network's nodes are tuned to (null until its gateway reported it). */
-  rf: RfConfig | null;
-}
+/** A network's devices turn unreachable only after this long without their gateway (no flapping). */
+export const UNREACHABLE_AFTER_MS = 5000;
 
-export interface UnassignedGateway {
-  label: string;
-  gateway_mac: string | null;
-  ready: boolean;
-  rf: RfConfig | null;
+export interface NetworksList {
+  networks: NetworkRow[];
+  unassigned: UnassignedGateway[];
+  /** Devices that moved network, addresses claimed by two nodes (newest last). */
+  alerts: readonly NetworkAlert[];
 }
 
 export interface NetworksService {
-  list(): { networks: NetworkRow[]; unassigned: UnassignedGateway[] };
-  /**
-   * Health warnings with several gateways: a network whose gateway is missing or not ready,
-   * a gateway that belongs to no network. None with one gateway (its state is the gateway's).
-   */
+  list(): NetworksList;
+  gateways(): GatewayRow[];
+  channels(): ReturnType<typeof channelTable>;
+  create(input: CreateNetworkInput): Promise<NetworkRow>;
+  rename(id: number, name: string): Promise<NetworkRow>;
+  remove(id: number): Promise<void>;
+  assign(
+    mac: string,
+    input: AssignInput,
+  ): Promise<{ gateway: GatewayRow | null; network: NetworkRow; pinned: Addr[] }>;
+  release(mac: string): Promise<{ gateway: GatewayRow | null; network: NetworkRow | null }>;
+  retune(id: number): Promise<{ network: NetworkRow; gateway: GatewayRow | null }>;
+  adopt(id: number): Promise<{ network: NetworkRow; gateway: GatewayRow | null; stranded: number }>;
+  /** Health warnings: missing, conflicting, unassigned gateways; moves and address clashes. */
   warnings(): string[];
-  /** The network a gateway (by configured index) serves, or null. */
-  networkOfGateway(index: number): number | null;
+  /** Re-runs the binding against the stored records (after a reload or restore). */
+  rebind(): void;
+  /** Binding, SSE or device-row news: the bind state or readiness of a gateway changed. */
+  onChange(fn: () => void): () => void;
   /** Subscribes to the gateways; call before they start (their first connect binds them). */
   attach(): () => void;
+  /** Starts binding a gateway the Radio gained while running. */
+  added(index: number): () => void;
 }
 
 export function createNetworks(deps: {
   store: Store;
-  gateways: readonly NetworkGateway[];
-  /** The router with several gateways; null with one (the driver is used directly). */
-  radio: Radio | null;
+  radio: Radio;
+  clock: Clock;
   log: Logger;
+  /** The device registry's face the networks need (alerts, unreachable rows). */
+  registry: {
+    find(addr: Addr): Device | undefined;
+    alerts(): readonly NetworkAlert[];
+    reachability: ((d: Device) => string | null) | null;
+    onAlert: (() => void) | null;
+  };
 }): NetworksService {
-  const { store, gateways, radio, log } = deps;
-  const bound = new Map<number, number>();
-  const warned = new Set<string>();
-  // Decided at attach (after the state is loaded), before anything is bound: an empty data
-  // folder gives every gateway its own network.
-  let fresh = false;
+  const { store, radio, clock, log, registry } = deps;
+  const binder = new GatewayBinder(store, radio, log, (a) => registry.find(a) !== undefined);
+  const act: ActionDeps = { store, binder, clock, log };
+  const listeners = new Set<() => void>();
+  /** Network id → since when its gateway cannot carry traffic. */
+  const downSince = new Map<number, number>();
+  const timers = new Map<number, { cancel(): void }>();
 
-  const onIdentified = (index: number, mac: string, rf: RfConfig | null): void => {
-    const networks = store.state.networks;
-    // Two ports answering with one MAC (a misconfigured list, or two sims with one MAC): the
-    // first keeps the network, the other carries nothing.
-    const twin = [...bound].find(
-      ([i, id]) => i !== index && networks.find((n) => n.id === id)?.gateway_mac === mac,
-    );
-    if (twin) {
-      bound.delete(index);
-      radio?.bind(index, null);
-      log.error(
-        { gateway_mac: mac, port: gateways[index]?.label, other: gateways[twin[0]]?.label },
-        'two gateways answer with the same MAC: the second carries no traffic',
-      );
-      return;
-    }
-    let decision = bindGateway(networks, mac, gateways.length);
-    if (decision.kind === 'unassigned' && fresh) {
-      const free = networks.find((n) => n.gateway_mac === null);
-      decision = free ? { kind: 'adopt', networkId: free.id } : { kind: 'adopt', networkId: 0 };
-    }
-    if (decision.kind === 'unassigned') {
-      bound.delete(index);
-      radio?.bind(index, null);
-      if (!warned.has(mac)) {
-        warned.add(mac);
-        log.warn(
-          { gateway_mac: mac, port: gateways[index]?.label },
-          radio
-            ? 'gateway belongs to no network: it carries no traffic'
-            : 'gateway belongs to no network (the only gateway: it serves every device as before)',
+  const state = () => store.state;
+  const row = (n: Network): NetworkRow => networkRow(state(), binder, n);
+  const gatewayOf = (mac: string | null): GatewayRow | null =>
+    mac === null ? null : (gatewayRows(state(), binder).find((g) => g.mac === mac) ?? null);
+
+  /** Why a network cannot be reached, or null (several gateways, or its gateway swapped/conflicting). */
+  const downReason = (r: NetworkRow): string | null => {
+    if (r.state === 'missing') return `gateway of ${r.name} not connected`;
+    if (r.state === 'conflict') return `gateway of ${r.name} is on other radio settings (conflict)`;
+    // With one network, a migrated install waits for its gateway as it always did.
+    if (r.state === 'no_gateway' && r.device_count > 0 && state().networks.length > 1)
+      return `${r.name} has no gateway assigned`;
+    // One gateway losing its link is today's single-gateway story (nodes keep their own state).
+    if (r.state === 'not_ready' && radio.gateways.length > 1) return `gateway of ${r.name} not connected`;
+    return null;
+  };
+
+  const refreshDevices = (): void => {
+    store.changed(['DEVICES'], 'lazy');
+  };
+
+  const track = (): void => {
+    const now = clock.now();
+    for (const n of state().networks) {
+      const down = downReason(row(n)) !== null;
+      if (down && !downSince.has(n.id)) {
+        downSince.set(n.id, now);
+        timers.set(
+          n.id,
+          clock.setTimeout(() => {
+            timers.delete(n.id);
+            log.warn(
+              { network: n.id, name: n.name },
+              `gateway of ${n.name} not connected: its devices are unreachable`,
+            );
+            refreshDevices();
+            emit();
+          }, UNREACHABLE_AFTER_MS),
         );
+      } else if (!down && downSince.has(n.id)) {
+        const since = downSince.get(n.id) ?? now;
+        downSince.delete(n.id);
+        timers.get(n.id)?.cancel();
+        timers.delete(n.id);
+        if (now - since >= UNREACHABLE_AFTER_MS) {
+          log.info(
+            { network: n.id, name: n.name },
+            `gateway of ${n.name} back: its devices are reachable again`,
+          );
+          refreshDevices();
+        }
       }
-      return;
     }
-    const existing = networks.find((n) => n.id === decision.networkId);
-    const needs = !existing || existing.gateway_mac !== mac || (existing.rf === null && rf !== null);
-    const net = !needs
-      ? existing
-      : store.mutate(['NETWORKS'], (state) => {
-          let n = state.networks.find((x) => x.id === decision.networkId);
-          if (!n) {
-            const id = nextNetworkId(state.networks, state.next_ids?.networks);
-            n = { id, name: uniqueName(state.networks, id), gateway_mac: null, rf: null, migration: null };
-            state.networks.push(n);
-            state.next_ids = { native_presets: 0, scenes: 0, ...state.next_ids, networks: id + 1 };
-          }
-          n.gateway_mac = mac;
-          if (n.rf === null && rf !== null) n.rf = { ...rf };
-          return n;
-        });
-    if (needs)
-      log.info({ network: net.id, name: net.name, gateway_mac: mac }, 'gateway bound to its network');
-    bound.set(index, net.id);
-    radio?.bind(index, net.id);
   };
 
-  const networkRow = (n: Network): NetworkRow => {
-    const index = [...bound].find(([, id]) => id === n.id)?.[0];
-    const driver = index === undefined ? null : (gateways[index]?.driver ?? null);
-    const readiness = driver?.readiness() ?? null;
-    let devices = 0;
-    let online = 0;
-    for (const d of store.state.devices) {
-      if (d.network_id !== n.id) continue;
-      devices++;
-      if (d.online) online++;
-    }
-    return {
-      id: n.id,
-      name: n.name,
-      gateway_mac: n.gateway_mac,
-      state: readiness
-        ? readiness.ready
-          ? 'ready'
-          : 'not_ready'
-        : n.gateway_mac === null
-          ? 'no_gateway'
-          : 'missing',
-      gateway: driver && readiness ? { ...readiness, stats: roundedStats(driver) } : null,
-      device_count: devices,
-      online_count: online,
-      rf: n.rf,
-    };
+  const emit = (): void => {
+    for (const fn of listeners) fn();
   };
+
+  registry.reachability = (d) => {
+    const since = downSince.get(d.network_id);
+    if (since === undefined || clock.now() - since < UNREACHABLE_AFTER_MS) return null;
+    const n = state().networks.find((x) => x.id === d.network_id);
+    return n ? downReason(row(n)) : null;
+  };
+  registry.onAlert = emit;
+
+  const networkName = (id: number): string =>
+    state().networks.find((n) => n.id === id)?.name ?? `network ${id}`;
 
   return {
-    list() {
-      const unassigned = gateways
-        .map((g, i) => ({ g, i }))
-        .filter(({ i }) => !bound.has(i))
-        .map(({ g }) => {
-          const r = g.driver.readiness();
-          const s = g.driver.radioSettings();
-          return {
-            label: g.label,
-            gateway_mac: r.gateway_mac,
-            ready: r.ready,
-            rf: s.source === 'gateway' ? s.rf : null,
-          };
-        });
-      return { networks: store.state.networks.map(networkRow), unassigned };
+    list: () => ({
+      networks: state().networks.map(row),
+      unassigned: unassignedRows(binder),
+      alerts: registry.alerts(),
+    }),
+    gateways: () => gatewayRows(state(), binder),
+    channels: () => channelTable(state().networks),
+    async create(input) {
+      const n = await createNetwork(store, input);
+      log.info({ network: n.id, name: n.name }, 'network created');
+      emit();
+      return row(n);
     },
-    networkOfGateway: (index) => bound.get(index) ?? null,
+    async rename(id, name) {
+      const n = await renameNetwork(store, id, name);
+      emit();
+      return row(n);
+    },
+    async remove(id) {
+      await deleteNetwork(store, id);
+      log.info({ network: id }, 'network deleted');
+      emit();
+    },
+    async assign(mac, input) {
+      const { network, pinned } = await assignGateway(act, mac, input);
+      track();
+      emit();
+      return { gateway: gatewayOf(network.gateway_mac), network: row(network), pinned };
+    },
+    async release(mac) {
+      const net = await releaseGateway(act, mac);
+      track();
+      emit();
+      const m = mac.replace(/[:\-\s]/g, '').toUpperCase();
+      return { gateway: gatewayOf(m), network: net ? row(net) : null };
+    },
+    async retune(id) {
+      const n = await retuneGateway(act, id);
+      return { network: row(n), gateway: gatewayOf(n.gateway_mac) };
+    },
+    async adopt(id) {
+      const { network, stranded } = await adoptGatewayRf(act, id);
+      track();
+      emit();
+      return { network: row(network), gateway: gatewayOf(network.gateway_mac), stranded };
+    },
     warnings() {
-      if (gateways.length < 2) return [];
-      const { networks, unassigned } = this.list();
-      return [
-        ...networks
-          .filter((n) => n.state === 'missing' || n.state === 'not_ready')
-          .map((n) => `network ${n.name}: gateway ${n.state === 'missing' ? 'not connected' : 'not ready'}`),
-        ...unassigned
-          .filter((g) => g.gateway_mac !== null)
-          .map(
-            (g) => `gateway ${g.gateway_mac ?? ''} on ${g.label} belongs to no network (carries no traffic)`,
-          ),
-      ];
+      const out: string[] = [];
+      for (const r of state().networks.map(row)) {
+        if (r.state === 'missing')
+          out.push(`network ${r.name}: gateway ${r.gateway_mac ?? ''} not connected`);
+        else if (r.state === 'conflict')
+          out.push(
+            `network ${r.name}: its gateway is on other radio settings (${r.conflict?.fields.join(', ') ?? ''} differ): resolve the conflict`,
+          );
+        else if (r.state === 'not_ready' && radio.gateways.length > 1)
+          out.push(`network ${r.name}: gateway not ready`);
+      }
+      for (const g of unassignedRows(binder))
+        if (g.gateway_mac !== null)
+          out.push(
+            `gateway ${g.gateway_mac} on ${g.label} belongs to no network (carries no traffic; ${g.unknown_heard} unknown node(s) heard): assign it`,
+          );
+      for (const a of registry.alerts()) {
+        if (a.kind === 'addr_clash')
+          out.push(
+            `address clash: node ${a.other_mac ?? '?'} on ${networkName(a.to_network)} announces address ${a.addr}, which belongs to ${a.mac} on ${networkName(a.from_network)} (not applied)`,
+          );
+        else
+          out.push(
+            `device ${a.addr} moved from ${networkName(a.from_network)} to ${networkName(a.to_network)}`,
+          );
+      }
+      return out;
+    },
+    rebind() {
+      binder.evaluateAll();
+      track();
+      emit();
+    },
+    onChange(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
     },
     attach() {
-      fresh = store.state.devices.length === 0 && store.state.networks.every((n) => n.gateway_mac === null);
-      const offs = gateways.map((g, i) =>
-        g.driver.on('readiness', (r) => {
-          const mac = r.ready ? normalizeGatewayMac(r.gateway_mac) : null;
-          if (!mac) return;
-          const s = g.driver.radioSettings();
-          onIdentified(i, mac, s.source === 'gateway' ? s.rf : null);
+      const offs = [
+        binder.start(),
+        binder.onChange(() => {
+          track();
+          emit();
         }),
-      );
-      return () => offs.forEach((off) => off());
+      ];
+      return () => {
+        offs.forEach((off) => off());
+        for (const t of timers.values()) t.cancel();
+        timers.clear();
+        registry.reachability = null;
+        registry.onAlert = null;
+      };
     },
+    added: (index) => binder.added(index),
   };
 }
 
-function uniqueName(networks: readonly Network[], id: number): string {
-  const taken = new Set(networks.map((n) => n.name.toLowerCase()));
-  for (let k = id; ; k++) if (!taken.has(defaultNetworkName(k).toLowerCase())) return defaultNetworkName(k);
-}
-
-/** As the gateway snapshot shows them (MasterView): airtime in whole ms. */
-function roundedStats(driver: GatewayDriver): ReturnType<GatewayDriver['stats']> {
-  const s = driver.stats();
-  return { ...s, airtimeMs: Math.round(s.airtimeMs) };
-}
+export { pinnedAddrs };

@@ -32,8 +32,9 @@ describe('scope → refresh token mapping', () => {
 describe('opt-in refresh tokens', () => {
   it.each([
     [['CONSOLE'], ['console']],
-    [['FULL'], ['console']],
-    [[], ['console']],
+    [['FULL'], ['console', 'networks']],
+    [[], ['console', 'networks']],
+    [['NETWORKS'], ['networks']],
     [['SCENES'], []],
     [['NONE'], []],
   ] as const)('%j → %j', (scopes, tokens) => {

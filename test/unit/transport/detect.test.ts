@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScaledClock } from '../../../src/clock.ts';
-import { detectGateway } from '../../../src/transport/detect.ts';
+import { detectGateway, detectGateways } from '../../../src/transport/detect.ts';
 import type { Link } from '../../../src/transport/link.ts';
 import { MemoryEndpoint } from '../../../src/transport/memory-link.ts';
 import { attachFakeGateway, messyAnswer } from './fake-gateway.ts';
@@ -21,7 +21,7 @@ function bench(): { ports: Map<string, MemoryEndpoint>; open: (path: string) => 
   const gone = new MemoryEndpoint(() => undefined, { path: '/dev/ttyACM0' });
   gone.unplug();
   ports.set('/dev/ttyACM0', gone);
-  // The gateway (answers on its first probe) and a second one that should never be reached.
+  // Two gateways (each answers its first probe).
   for (const [path, mac] of [
     ['/dev/ttyACM1', undefined],
     ['/dev/ttyACM2', OTHER_MAC],
@@ -50,7 +50,7 @@ const candidates =
     Promise.resolve(paths.map((path) => ({ path })));
 
 describe('detectGateway', () => {
-  it('tries ports in turn, reports each outcome, stops at the first gateway and closes every port', async () => {
+  it('probes every port, reports each outcome, returns the first gateway in list order and closes every port', async () => {
     const { ports, open } = bench();
     const logs: string[] = [];
     const result = await detectGateway({
@@ -73,14 +73,15 @@ describe('detectGateway', () => {
       ['/dev/ttyACM0', 'error'],
       ['/dev/nope', 'error'],
       ['/dev/ttyACM1', 'identified'],
+      ['/dev/ttyACM2', 'identified'],
     ]);
     expect(result.tried[0]?.detail).toMatch(/busy/);
     expect(result.tried[2]?.detail).toMatch(/unplugged/);
     expect(result.tried[3]?.detail).toMatch(/no such port/);
     expect(ports.get('/dev/ttyUSB1')?.connected).toBe(false);
     expect(ports.get('/dev/ttyACM1')?.connected).toBe(false);
-    expect(ports.get('/dev/ttyACM2')?.connectionCount).toBe(0);
-    expect(logs.filter((m) => m === 'gateway probe')).toHaveLength(5);
+    expect(ports.get('/dev/ttyACM2')?.connected).toBe(false);
+    expect(logs.filter((m) => m === 'gateway probe')).toHaveLength(6);
   });
 
   it('returns the open link with keepOpen', async () => {
@@ -118,6 +119,46 @@ describe('detectGateway', () => {
       candidates: candidates('/dev/ttyUSB9'),
     });
     expect(result.tried).toEqual([{ path: '/dev/ttyUSB9', result: 'error', detail: 'link closed by peer' }]);
+  });
+
+  it('detectGateways: every answering port at once (one probe time, not one per port), never an excluded one', async () => {
+    const { ports, open } = bench();
+    // How many probes are open at once: all of them, not one after the other.
+    let live = 0;
+    let most = 0;
+    const counting = (path: string): Link => {
+      const link = open(path);
+      const { open: o, close: c } = link;
+      link.open = async () => {
+        await o.call(link);
+        most = Math.max(most, ++live);
+      };
+      link.close = async () => {
+        live--;
+        await c.call(link);
+      };
+      return link;
+    };
+    const result = await detectGateways({
+      clock,
+      open: counting,
+      candidates: candidates('/dev/ttyUSB1', '/dev/ttyACM1', '/dev/ttyACM2', '/dev/ttyUSB0'),
+      exclude: ['/dev/ttyUSB0'],
+    });
+    expect(result.found).toEqual([
+      { path: '/dev/ttyACM1', mac: '48:CA:43:10:20:30' },
+      { path: '/dev/ttyACM2', mac: OTHER_MAC },
+    ]);
+    expect(result.tried.map((t) => [t.path, t.result])).toEqual([
+      ['/dev/ttyUSB1', 'no_answer'],
+      ['/dev/ttyACM1', 'identified'],
+      ['/dev/ttyACM2', 'identified'],
+    ]);
+    expect(most).toBe(3);
+    for (const p of ['/dev/ttyUSB1', '/dev/ttyACM1', '/dev/ttyACM2'])
+      expect(ports.get(p)?.connected).toBe(false);
+    // The excluded port (a driver owns it) was never opened again.
+    expect(ports.get('/dev/ttyUSB0')?.connectionCount).toBe(1);
   });
 
   it('with no candidates, tries nothing', async () => {

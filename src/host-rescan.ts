@@ -1,0 +1,118 @@
+/**
+ * `POST /api/gateways/rescan`: looks for gateways plugged in while the host runs. It probes,
+ * all at once, only the serial ports no driver owns — opening a CP2102 port resets the
+ * board, so a live (or reconnecting) gateway's port is never touched, by name or by the
+ * device it resolves to. Each gateway that answers gets its own driver, joins the Radio and
+ * is bound like one found at start: to the network naming its MAC (a missing gateway back
+ * on a new port), else it waits unassigned for the operator.
+ *
+ * Why the host can add a gateway live: services always talk to the Radio (with one gateway
+ * serving its network it passes every call straight through), so a second driver needs no
+ * restart. A missing gateway that comes back on its own port needs no rescan: its driver
+ * reconnects by itself.
+ */
+import { realpath } from 'node:fs/promises';
+import { ScaledClock, type Clock } from './clock.ts';
+import { createGatewayDriver } from './gateway/driver.ts';
+import type { Radio } from './gateway/radio.ts';
+import type { GatewayDriver } from './gateway/types.ts';
+import { serialChoice } from './host-gateways.ts';
+import type { Logger } from './logger.ts';
+import type { NetworksService } from './services/networks/index.ts';
+import { detectGateways, type DetectOptions, type ProbeAttempt } from './transport/index.ts';
+import type { LinkFactory } from './transport/link.ts';
+import { listCandidatePorts } from './transport/serial-ports.ts';
+
+export interface RescanResult {
+  attached: { mac: string; port: string }[];
+  tried: ProbeAttempt[];
+  /** Ports skipped because a driver owns them. */
+  skipped: string[];
+}
+
+export interface GatewayScanner {
+  rescan(): Promise<RescanResult>;
+  /** Unsubscribes the gateways it added (the Radio stops their drivers with the others). */
+  stop(): void;
+}
+
+/** Injected detection (tests, the simulator): candidates and how to open one. */
+export type DetectOverride = Pick<DetectOptions, 'candidates' | 'open' | 'identify'> & {
+  /** The link factory a found port's driver uses (default: a serial link). */
+  linkFactory?: (path: string) => LinkFactory;
+};
+
+const canonical = async (p: string): Promise<string> => {
+  try {
+    return await realpath(p);
+  } catch {
+    return p;
+  }
+};
+
+export function createGatewayScanner(deps: {
+  radio: Radio;
+  networks: NetworksService;
+  clock: Clock;
+  log: Logger;
+  driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
+  detect?: DetectOverride;
+}): GatewayScanner {
+  const { radio, networks, log } = deps;
+  const added: { driver: GatewayDriver; off: () => void }[] = [];
+  let running: Promise<RescanResult> | null = null;
+
+  const scan = async (): Promise<RescanResult> => {
+    const owned = radio.gateways.map((g) => g.label);
+    const ownedReal = new Set(await Promise.all(owned.map(canonical)));
+    const skipped: string[] = [];
+    const candidates = async (): Promise<{ path: string; info?: string }[]> => {
+      const all = deps.detect?.candidates ? await deps.detect.candidates() : await listCandidatePorts({});
+      const free: { path: string; info?: string }[] = [];
+      for (const c of all) {
+        if (owned.includes(c.path) || ownedReal.has(await canonical(c.path))) skipped.push(c.path);
+        else free.push(c);
+      }
+      return free;
+    };
+    const res = await detectGateways({
+      clock: deps.detect ? deps.clock : new ScaledClock(1),
+      candidates,
+      ...(deps.detect?.open ? { open: deps.detect.open } : {}),
+      ...(deps.detect?.identify ? { identify: deps.detect.identify } : {}),
+      log: (msg, fields) => log.debug({ ...fields }, msg),
+    });
+    const attached: RescanResult['attached'] = [];
+    for (const f of res.found) {
+      const choice = serialChoice(f.path, log);
+      const driver = createGatewayDriver({
+        linkFactory: deps.detect?.linkFactory?.(f.path) ?? choice.linkFactory,
+        clock: deps.detect ? deps.clock : choice.clock,
+        transport: deps.detect ? 'sim' : 'serial',
+        port: f.path,
+        log: log.child({ mod: 'gateway', port: f.path }),
+        options: deps.driverOptions,
+      });
+      const index = radio.addGateway({ driver, label: f.path });
+      const off = networks.added(index);
+      added.push({ driver, off });
+      await driver.start();
+      attached.push({ mac: f.mac.replace(/:/g, ''), port: f.path });
+      log.info({ port: f.path, gateway_mac: f.mac }, 'gateway found while running: attached');
+    }
+    return { attached, tried: res.tried, skipped };
+  };
+
+  return {
+    rescan() {
+      // One scan at a time: a second request shares the running one.
+      running ??= scan().finally(() => {
+        running = null;
+      });
+      return running;
+    },
+    stop() {
+      for (const a of added) a.off();
+    },
+  };
+}
