@@ -38,6 +38,7 @@ import { Radio } from './gateway/radio.ts';
 import { createNetworks } from './services/networks/index.ts';
 import { wireNetworksEvents } from './host-networks.ts';
 import { createGatewayScanner, type DetectOverride } from './host-rescan.ts';
+import { createRfMoves } from './services/rf-moves/index.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
@@ -308,6 +309,20 @@ async function startOn(
       driverOptions: overrides.driverOptions,
       detect: overrides.detect,
     }),
+    rfMoves: createRfMoves({
+      store,
+      tasks,
+      clock,
+      log: log.child({ mod: 'rf-moves' }),
+      registry,
+      recovery: devices.recovery,
+      driver,
+      // One gateway serves every network; with several, the one bound to the network.
+      gatewayOf: (id) =>
+        drivers.length === 1
+          ? drivers[0]!
+          : (drivers.find((_, i) => radio.networkOfGateway(i) === id) ?? null),
+    }),
   };
   const unsubs = wireEvents(svc);
   unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
@@ -359,7 +374,7 @@ async function startOn(
   await svc.ledPresets.init();
   await raceLights.settings.load();
   await svc.ota.recover();
-  unsubs.push(registry.attach(), history.attach(), networks.attach());
+  unsubs.push(registry.attach(), history.attach(), networks.attach(), svc.rfMoves.attach());
   // Before the driver starts: its first connection is the recovery's start trigger.
   unsubs.push(devices.recovery.attach());
   if (ownSim) for (const s of sims) s.fleet.start();

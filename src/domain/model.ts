@@ -3,7 +3,7 @@
  * scenes and settings that later features add). Everything here is persisted in
  * `state.json`; runtime-only fields (online, last_seen_ts, …) are reset on load.
  */
-import type { Addr } from '../protocol/types.ts';
+import type { Addr, RfConfig } from '../protocol/types.ts';
 import { defaultConsoleSettings, type ConsoleSettings } from './console-settings.ts';
 import { DEFAULT_NETWORK_ID, newNetwork, type Network } from './networks.ts';
 import type { NativePreset } from './scenes/native-preset.ts';
@@ -45,6 +45,19 @@ export interface Device {
   online: boolean;
   /** The network (and so the gateway) the node lives on; 1 in a single-gateway install. */
   network_id: number;
+  /**
+   * The radio settings the node was last *confirmed* on (a channel scan heard it, a rescue
+   * or a migration moved it), or null/absent when never confirmed. A channel scan looks
+   * there first.
+   */
+  rf_seen?: RfSeen | null;
+}
+
+export interface RfSeen {
+  rf: RfConfig;
+  /** Unix seconds. */
+  ts: number;
+  how: 'scan' | 'rescue' | 'migration' | 'readback' | 'import';
 }
 
 export interface Group {

@@ -3,7 +3,8 @@ import type { Clock } from '../clock.ts';
 import type { LinkFactory } from '../transport/link.ts';
 import type { DriverLog } from './operations.ts';
 import type { DriverOptions } from './options.ts';
-import type { DriverStats, GatewayDriver } from './types.ts';
+import type { DriverStats } from './types.ts';
+import type { LeasableDriver } from './lease.ts';
 
 export interface CreateGatewayDriverOptions {
   linkFactory: LinkFactory;
@@ -28,7 +29,7 @@ export interface DriverDiagnostics extends DriverStats {
 }
 
 /** The driver as created here: GatewayDriver plus diagnostics and host-side master events. */
-export interface LightnetGatewayDriver extends GatewayDriver {
+export interface LightnetGatewayDriver extends LeasableDriver {
   readonly options: Readonly<DriverOptions>;
   diagnostics(): DriverDiagnostics;
   /** Records a host-side event in the master mirror (CONTROL_SENT, TASK_X_START, …). */

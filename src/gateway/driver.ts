@@ -22,6 +22,7 @@ import * as broadcasts from './broadcasts.ts';
 import * as ops from './operations.ts';
 import { resolveDriverOptions, type DriverOptions } from './options.ts';
 import { SendQueue } from './send-queue.ts';
+import { LeaseGate, leasedFace, type DriverLease, type LeaseToken } from './lease.ts';
 import type { CreateGatewayDriverOptions, DriverDiagnostics, LightnetGatewayDriver } from './driver-types.ts';
 import type {
   AckResult,
@@ -61,6 +62,7 @@ class Driver implements LightnetGatewayDriver {
   private readonly observers = new Set<(p: InboundPacket) => void>();
   private readonly ctx: ops.OpContext;
   private readonly rf = new ActiveRf();
+  private readonly leases = new LeaseGate();
   /** Aborted by stop(): every wait of an operation in progress ends at once. */
   private readonly stopping = new AbortController();
   private readonly d: DriverDiagnostics = {
@@ -240,7 +242,8 @@ class Driver implements LightnetGatewayDriver {
 
   // ── Inbound ──────────────────────────────────────────────────────────────────
 
-  private onPacket(p: InboundPacket): void {
+  private onPacket(raw: InboundPacket): void {
+    const p: InboundPacket = this.leases.detail === null ? raw : { ...raw, offchannel: true };
     const r = p.reply;
     if (r) {
       this.d.replies++;
@@ -275,7 +278,23 @@ class Driver implements LightnetGatewayDriver {
 
   // ── Sending ──────────────────────────────────────────────────────────────────
 
-  private transmit(
+  private async transmit(
+    receiver: Addr,
+    request: M2NRequest,
+    opts: SendOptions,
+    defaultPriority: Priority,
+  ): Promise<TxOutcome> {
+    const prio = opts.priority ?? defaultPriority;
+    // Leased (an RF task has the gateway off the network's channel): urgent traffic waits
+    // for the release (the task puts the channel back in its finally), the rest fails now.
+    while (!this.leases.passes(opts)) {
+      if (prio !== 'urgent') return { ok: false, reason: 'offchannel', detail: this.leases.detail ?? '' };
+      await this.leases.whenReleased();
+    }
+    return this.transmitNow(receiver, request, opts, defaultPriority);
+  }
+
+  private transmitNow(
     receiver: Addr,
     request: M2NRequest,
     opts: SendOptions,
@@ -323,13 +342,47 @@ class Driver implements LightnetGatewayDriver {
     return { ok, state: m.state, state_byte: m.state_byte, state_metadata_ms: m.state_metadata_ms };
   }
 
-  async getGatewayRf(): Promise<Reply<RfConfig>> {
+  // ── Lease (gateway/lease.ts) ────────────────────────────────────────────────
+
+  lease(detail: string): DriverLease {
+    const token = this.leases.acquire(detail);
+    this.log.info({ lease: detail }, 'gateway leased');
+    return {
+      driver: leasedFace(this, token),
+      token,
+      release: () => {
+        if (this.leases.detail === null) return;
+        this.leases.release(token);
+        this.log.info({ lease: detail }, 'gateway lease released');
+      },
+    };
+  }
+
+  offchannel(): string | null {
+    return this.leases.detail;
+  }
+
+  private leaseRefusal(opts?: { lease?: LeaseToken }): Reply<never> | null {
+    return this.leases.passes(opts)
+      ? null
+      : { ok: false, reason: 'offchannel', detail: this.leases.detail ?? '' };
+  }
+
+  async getGatewayRf(opts?: { lease?: LeaseToken }): Promise<Reply<RfConfig>> {
+    const refused = this.leaseRefusal(opts);
+    if (refused) return refused;
     if (!this.conn.isReady) return { ok: false, reason: 'link_down', detail: this.conn.notReadyDetail };
     const r = await this.session.rfCommand({ kind: 'get_rf' }, this.options.gatewayRfMs);
     return r.ok ? { ok: true, value: r.value.rf } : r;
   }
 
-  async setGatewayRf(rf: RfConfig, persist: boolean): Promise<Reply<{ reason: number; rf: RfConfig }>> {
+  async setGatewayRf(
+    rf: RfConfig,
+    persist: boolean,
+    opts?: { lease?: LeaseToken },
+  ): Promise<Reply<{ reason: number; rf: RfConfig }>> {
+    const refused = this.leaseRefusal(opts);
+    if (refused) return refused;
     try {
       encodeHostCommand({ kind: 'set_rf', persist, rf });
     } catch (err) {

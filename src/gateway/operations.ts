@@ -59,7 +59,13 @@ type TxFailed = Extract<TxOutcome, { ok: false }>;
 export type Exchange = { kind: 'tx_failed'; outcome: TxFailed } | { kind: 'result'; result: MatchResult };
 
 /** Failures after which another attempt cannot help. */
-export const TERMINAL: ReadonlySet<TxFailure> = new Set(['link_down', 'cancelled', 'invalid', 'deadline']);
+export const TERMINAL: ReadonlySet<TxFailure> = new Set([
+  'link_down',
+  'cancelled',
+  'invalid',
+  'deadline',
+  'offchannel',
+]);
 
 type ReplyOf<K extends N2MReply['kind']> = Extract<N2MReply, { kind: K }>;
 

@@ -377,8 +377,22 @@ export class Radio implements GatewayDriver {
   legs(): { networkId: number; driver: GatewayDriver }[] {
     return this.boundIds().flatMap((networkId) => {
       const driver = this.driverOf(networkId);
-      return driver && driver.readiness().ready ? [{ networkId, driver }] : [];
+      // A leased gateway (an RF task has it off its channel) takes no part in fleet work.
+      return driver && driver.readiness().ready && !driver.offchannel?.() ? [{ networkId, driver }] : [];
     });
+  }
+
+  /** The lease text of the device's network's gateway (or of any, without an address). */
+  offchannel(addr?: Addr): string | null {
+    if (addr === undefined) {
+      for (const g of this.gateways) {
+        const t = g.driver.offchannel?.() ?? null;
+        if (t) return t;
+      }
+      return null;
+    }
+    const id = this.dir.networkOf(addr) ?? this.lastHeard.get(addr) ?? null;
+    return id === null ? null : (this.driverOf(id)?.offchannel?.() ?? null);
   }
 
   /** Bound, connected drivers; when none is, all bound ones (their own errors then apply). */
@@ -386,7 +400,7 @@ export class Radio implements GatewayDriver {
     const all = this.boundIds()
       .map((id) => this.driverOf(id))
       .filter((d): d is GatewayDriver => d !== null);
-    const ready = all.filter((d) => d.readiness().ready);
+    const ready = all.filter((d) => d.readiness().ready && !d.offchannel?.());
     return ready.length > 0 ? ready : all;
   }
 

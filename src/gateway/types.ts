@@ -22,9 +22,13 @@ export interface SendOptions {
    * its reply window starts: pacing uses it to keep new requests off the replies' air time.
    */
   onSent?: (ts: number) => void;
+  /** The lease holder's token (gateway/lease.ts): passes the gate while the gateway is leased. */
+  lease?: { readonly detail: string };
 }
 
-export type TxFailure = 'rejected' | 'timeout' | 'link_down' | 'deadline' | 'cancelled' | 'invalid';
+/** `offchannel`: an RF task holds the gateway off its network's channel (gateway/lease.ts). */
+export type TxFailure =
+  'rejected' | 'timeout' | 'link_down' | 'deadline' | 'cancelled' | 'invalid' | 'offchannel';
 export type TxOutcome = { ok: true } | { ok: false; reason: TxFailure; detail: string };
 
 export interface InboundPacket {
@@ -37,6 +41,8 @@ export interface InboundPacket {
   ts: number;
   /** The network whose gateway heard it; set only when several gateways run (gateway/radio.ts). */
   network_id?: number;
+  /** Heard while an RF task held the gateway (gateway/lease.ts): not the network's traffic. */
+  offchannel?: boolean;
 }
 
 type ReplyOf<K extends N2MReply['kind']> = Extract<N2MReply, { kind: K }>;
@@ -227,4 +233,9 @@ export interface GatewayDriver {
   stream(addr: Addr, payload: Uint8Array, opts?: SendOptions): Promise<Reply<AckResult>>;
   getGatewayRf(): Promise<Reply<RfConfig>>;
   setGatewayRf(rf: RfConfig, persist: boolean): Promise<Reply<{ reason: number; rf: RfConfig }>>;
+  /**
+   * Why traffic to this device (any, without an address) fails `offchannel` now: the text of
+   * the RF task holding its gateway, or null. Optional: test doubles need not lease.
+   */
+  offchannel?(addr?: Addr): string | null;
 }

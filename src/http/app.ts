@@ -40,6 +40,7 @@ import { raceLightsRoutes } from './routes/race-lights.ts';
 import { raceRoutes } from './routes/race.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { networksRoutes } from './routes/networks.ts';
+import { rfMovesRoutes } from './routes/rf-moves.ts';
 import { wifiRoutes } from './routes/wifi.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { linkRoutes } from './routes/links.ts';
@@ -208,6 +209,7 @@ export async function buildApp(
       await api.register(raceLightsRoutes(svc));
       await api.register(consoleRoutes(svc));
       await api.register(networksRoutes(svc));
+      await api.register(rfMovesRoutes(svc));
       await api.register(wifiRoutes(svc));
       await api.register(activityRoutes(svc));
       await api.register(linkRoutes(svc));

@@ -21,6 +21,7 @@ import type { LogBuffer } from './logs/index.ts';
 import type { BlackoutService } from './race/index.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
 import type { NetworksService } from './networks/index.ts';
+import type { RfMovesService } from './rf-moves/index.ts';
 
 export interface AppServices extends DevicesServices, ScenesServices {
   clock: Clock;
@@ -73,6 +74,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
     }>;
     stop(): void;
   };
+  /** Channel scan, rescue, RF migration, pinned nodes (issue 27). */
+  rfMoves: RfMovesService;
   /** booting until state is loaded and the gateway link's first attempt ended. */
   phase: () => 'booting' | 'ready';
 }

@@ -4,6 +4,7 @@
  * radio and failing NVS writes. Every fault is applied at the current simulated time.
  */
 import { normalizeAddr } from '../protocol/addr.ts';
+import type { RfConfig } from '../protocol/types.ts';
 import type { Prng } from '../util/prng.ts';
 import type { Air } from './air.ts';
 import type { SimScheduler } from './scheduler.ts';
@@ -43,6 +44,14 @@ export class Faults {
 
   unsilence(addr: string): void {
     this.t.sched.runExternal(() => this.node(addr).silence(false));
+  }
+
+  /**
+   * The node is moved to another channel on its own settings page (a stranded node): it
+   * stores the settings, drops master persistence and reboots there, unbound in group 0.
+   */
+  retuneNode(addr: string, rf: RfConfig): void {
+    this.t.sched.runExternal(() => this.node(addr).retune(rf));
   }
 
   /** Power-cycles the node: RAM state lost, boot announcements follow. */

@@ -11,6 +11,7 @@
  */
 import * as z from 'zod';
 import { normalizeAddr } from '../protocol/addr.ts';
+import { validateRfConfig } from '../protocol/rf.ts';
 import {
   emptyState,
   MAX_GROUP_ID,
@@ -39,6 +40,26 @@ const lastAckSchema = z
   })
   .nullable();
 
+const rfSchema = z.object({
+  freqHz: z.number().int(),
+  bwKhzX10: z.number().int(),
+  sf: z.number().int(),
+  crDen: z.number().int(),
+  syncWord: z.number().int(),
+  txPowerDbm: z.number().int(),
+  preamble: z.number().int(),
+});
+
+/** Schema 4, optional: a broken value is dropped (null), never fails the file. */
+const rfSeenSchema = z
+  .object({
+    rf: rfSchema.refine((rf) => validateRfConfig(rf) === null),
+    ts: z.number(),
+    how: z.enum(['scan', 'rescue', 'migration', 'readback', 'import']),
+  })
+  .nullish()
+  .catch(null);
+
 const deviceSchema = z.object({
   addr: z.string().regex(/^[0-9A-F]{6}$/),
   full_mac: z
@@ -66,6 +87,7 @@ const deviceSchema = z.object({
   online: z.boolean(),
   // Version 4; absent before (and in a journal record an older build wrote): network 1.
   network_id: z.number().int().min(1).optional(),
+  rf_seen: rfSeenSchema,
 });
 
 /** The sections versions 2 to 4 share. */

@@ -13,6 +13,9 @@ export const TASK_NAMES = [
   'fwupdate',
   'link_test',
   'restore_groups',
+  'channel_scan',
+  'rf_rescue',
+  'rf_migration',
 ] as const;
 export type TaskName = (typeof TASK_NAMES)[number];
 

@@ -84,6 +84,9 @@ export class RecoverySweep {
       const now = clock.now();
       const all = [...host.entries()];
       if (all.length === 0) return;
+      // A node whose gateway an RF task holds (gateway/lease.ts) waits: its budget pauses.
+      const held = (e: RejoinEntry): boolean => Boolean(driver.offchannel?.(e.addr));
+      for (const e of all) if (held(e)) e.deadline = Math.max(e.deadline, now + opts.passBackoffMaxMs);
       for (const e of all) if (!e.inFlight && now >= e.deadline) host.giveUp(e);
       if (!driver.readiness().ready) {
         // No gateway: nothing can be sent; deadlines keep running (the link may not return).
@@ -91,10 +94,15 @@ export class RecoverySweep {
         continue;
       }
       const due = [...host.entries()]
-        .filter((e) => !e.inFlight && e.nextAt <= now)
+        .filter((e) => !e.inFlight && e.nextAt <= now && !held(e))
         .sort((a, b) => host.lastSeen(b.addr) - host.lastSeen(a.addr));
       if (due.length === 0) {
-        const next = Math.min(...[...host.entries()].map((e) => Math.min(e.nextAt, e.deadline)));
+        const waiting = [...host.entries()].filter((e) => !held(e));
+        if (waiting.length === 0) {
+          await this.pause(250);
+          continue;
+        }
+        const next = Math.min(...waiting.map((e) => Math.min(e.nextAt, e.deadline)));
         await this.pause(Math.max(50, Math.min(next - now, opts.passBackoffMaxMs)));
         continue;
       }

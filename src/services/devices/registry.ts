@@ -253,7 +253,8 @@ export class DeviceRegistry {
 
   private handlePacket(p: InboundPacket): void {
     const r = p.reply;
-    if (!r) return;
+    // Heard while an RF task held the gateway (possibly on another channel): the task reads it.
+    if (!r || p.offchannel) return;
     const addr = p.packet.sender;
     const nowS = this.clock.now() / 1000;
     const heard = (d: Device): void => {

@@ -12,6 +12,7 @@ import {
   PROTO_VER_MAJOR,
   type Addr,
   type N2MReply,
+  type RfConfig,
 } from '../../protocol/types.ts';
 import { decodeLoraPacket, encodeLoraPacket, StreamReassembler } from '../../protocol/packets.ts';
 import { encodeReplyBody, replyTypeFull } from '../../protocol/replies.ts';
@@ -161,6 +162,18 @@ export class SimNode implements NodeState {
     if (on && !this.macFilterPersist) this.persisted.master = this.master;
     this.macFilterPersist = on;
     this.persisted.macFilterPersist = on;
+  }
+
+  /**
+   * A channel change made on the node's own settings page (§8.3, reference networks §1.5):
+   * the same route as RF_CONFIG — store, master persistence off, reboot on the new channel
+   * unbound in group 0. How a node gets stranded away from its network.
+   */
+  retune(rf: RfConfig): void {
+    this.persisted.rf = { ...rf };
+    this.macFilterPersist = false;
+    this.persisted.macFilterPersist = false;
+    this.reboot(this.timing.rfRebootMs);
   }
 
   snapshot(): NodeSnapshot {

@@ -1,0 +1,479 @@
+/**
+ * Task `rf_migration`: a network moves from channel A to channel B (design §3.5).
+ *
+ * The nodes first, then the gateway — a node only takes RF_CONFIG from its master on the
+ * channel they share, and it never ACKs a successful one (it reboots, W§8.12), so:
+ * 1. `migration {from A, to B}` is persisted before anything goes on air: a crash or a power
+ *    cut from here on resumes on the next start knowing both channels.
+ * 2. With the gateway leased on A (volatile there first if it is elsewhere: the conflict
+ *    case "move the nodes to the gateway's channel", or a resume after the gateway moved),
+ *    RF_CONFIG(B) to every online node, back to back; rejoining nodes get their SET_GROUP
+ *    first (an unbound node ignores RF_CONFIG).
+ * 3. Negative verification on A: STATUS to every group; whoever still answers missed it and
+ *    is pushed again (at most 3 times).
+ * 4. The gateway: SET_RF persist B (it answers, then reboots); the task waits for that
+ *    gateway to come back ready on B (its readiness event, not a fixed sleep), and records
+ *    `rf := B`.
+ * 5. The lease goes; the existing recovery sweep rebinds every moved node (SET_GROUP to its
+ *    stored group; nodes in group 0 bind through their boot announcement); then
+ *    `migration: null`.
+ * A resume does the same, except that it cannot know who was pushed: it finds whoever still
+ * answers on A (STATUS, and DEVICES for unbound nodes), moves those, and rebinds everyone.
+ */
+import { checkSeparation, describeRf, invalidRfField, sameRf } from '../../domain/rf-channels.ts';
+import { ValidationError } from '../../errors.ts';
+import type { LeasableDriver } from '../../gateway/lease.ts';
+import type { GatewayDriver } from '../../gateway/types.ts';
+import type { Addr, RfConfig } from '../../protocol/types.ts';
+import type { TaskContext, TaskSnapshot } from '../../tasks/task-manager.ts';
+import {
+  goHome,
+  homeRf,
+  networkOf,
+  pause,
+  readyGateway,
+  recordSeen,
+  rfSeen,
+  takeLease,
+  tuneVolatile,
+  type RfMovesDeps,
+} from './common.ts';
+
+export interface MigrateRequest {
+  networkId: number;
+  to: RfConfig;
+  offline: 'skip' | 'abort';
+}
+
+export interface MigrationResult {
+  network_id: number;
+  network_name: string;
+  from: { rf: RfConfig; channel: string };
+  to: { rf: RfConfig; channel: string };
+  resumed: boolean;
+  seconds: number;
+  phases_s: { prepare: number; push: number; verify: number; gateway: number; rebind: number };
+  summary: {
+    devices: number;
+    pushed: number;
+    repushed: number;
+    not_moved: number;
+    skipped_offline: number;
+    rebound: number;
+    stranded: number;
+  };
+  /** Still answering on the old channel after 3 pushes (they stay there: rescue them). */
+  not_moved: Addr[];
+  skipped_offline: Addr[];
+  /** Moved (or believed moved) but not back online on the new channel: scan for them. */
+  stranded: Addr[];
+  hint: string | null;
+}
+
+const PUSHES = 3;
+/** One DEVICES round's window (see scan.ts). */
+const ROUND_WINDOW_MS = 800;
+const QUIET_ROUNDS = 1;
+const VERIFY_MAX_ROUNDS = 8;
+/** How long the rebind waits before it looks for stragglers on the old channel (once). */
+const REBIND_WAIT_MS = 45_000;
+/** The first rebind ends early when no node came back for this long (after the minimum). */
+const STALL_MS = 6000;
+const STALL_MIN_MS = 12_000;
+/** Searches of the old channel for nodes that did not come back. */
+const STRAGGLER_PASSES = 2;
+/** How long a later rebind follows the fetched stragglers. */
+const STRAGGLER_WAIT_MS = 20_000;
+const GATEWAY_BACK_MS = 20_000;
+
+/** Checks a request; returns the old channel (400s name the field or the other network). */
+export function checkMigration(deps: RfMovesDeps, req: MigrateRequest): { from: RfConfig } {
+  const net = networkOf(deps.store, req.networkId);
+  const bad = invalidRfField(req.to);
+  if (bad) throw new ValidationError(`rf.${bad}: outside the firmware's limits`);
+  if (net.migration && !sameRf(net.migration.to, req.to))
+    throw new ValidationError(
+      `rf: ${net.name} is being moved to ${describeRf(net.migration.to)} already (a resumed migration finishes that first)`,
+    );
+  const gw = readyGateway(deps, net);
+  const from = net.migration?.from ?? homeRf(net, gw);
+  if (!net.migration && sameRf(from, req.to))
+    throw new ValidationError(`rf: ${net.name} is on ${describeRf(from)} already`);
+  const clash = checkSeparation(net.id, req.to, deps.store.state.networks);
+  if (clash)
+    throw new ValidationError(
+      `rf: ${describeRf(req.to)} is too close to network ${clash.other.name} (${(clash.distanceHz / 1000).toFixed(0)} kHz apart, ${(clash.requiredHz / 1000).toFixed(0)} kHz needed): ${net.name} and ${clash.other.name} would share the air`,
+    );
+  if (req.offline === 'abort') {
+    const off = deps.store.state.devices.filter(
+      (d) => d.network_id === net.id && deps.registry.linkState(d) === 'offline',
+    );
+    if (off.length > 0)
+      throw new ValidationError(
+        `offline: ${off.length} device(s) of ${net.name} are offline (${off
+          .slice(0, 8)
+          .map((d) => d.addr)
+          .join(
+            ', ',
+          )}${off.length > 8 ? ', …' : ''}); they would stay on the old channel — bring them online or pass offline: "skip"`,
+      );
+  }
+  return { from };
+}
+
+export function startMigration(deps: RfMovesDeps, req: MigrateRequest, resumed = false): TaskSnapshot {
+  deps.tasks.assertIdle();
+  const { from } = checkMigration(deps, req);
+  const net = networkOf(deps.store, req.networkId);
+  // A migration left half-done (a crash, a cancel) cannot know who was pushed: resume it.
+  resumed = resumed || net.migration !== null;
+  const meta = {
+    network_id: net.id,
+    network_name: net.name,
+    from: describeRf(from),
+    to: describeRf(req.to),
+    resumed,
+  };
+  return deps.tasks.start('rf_migration', { ...meta, stage: 'start', index: 0, total: 0 }, (ctx) =>
+    runMigration(deps, ctx, req, from, resumed, meta),
+  );
+}
+
+async function runMigration(
+  deps: RfMovesDeps,
+  ctx: TaskContext,
+  req: MigrateRequest,
+  from: RfConfig,
+  resumed: boolean,
+  meta: Record<string, unknown>,
+): Promise<MigrationResult> {
+  const { store, clock, log, registry, recovery } = deps;
+  const to = req.to;
+  const t0 = clock.now();
+  const net = networkOf(store, req.networkId);
+  const gw = readyGateway(deps, net);
+  await store.commit(['NETWORKS'], (s) => {
+    const n = s.networks.find((x) => x.id === net.id);
+    if (n && !n.migration) n.migration = { from: { ...from }, to: { ...to }, started_ts: Date.now() };
+  });
+  log.info({ network: net.id, from: describeRf(from), to: describeRf(to), resumed }, 'RF migration started');
+  const mine = (): string[] => store.state.devices.filter((d) => d.network_id === net.id).map((d) => d.addr);
+  const all = mine();
+  const groupOf = (a: Addr): number => registry.find(a)?.groupId ?? 0;
+  const skipped = resumed
+    ? []
+    : all.filter((a) => {
+        const d = registry.find(a);
+        return d !== undefined && registry.linkState(d) === 'offline';
+      });
+  const pushed = new Set<Addr>();
+  const notMoved: Addr[] = [];
+  let repushed = 0;
+  const phase = { prepare: 0, push: 0, verify: 0, gateway: 0, rebind: 0 };
+  let gatewayMoved = false;
+  const lease = takeLease(gw, net, `moving to ${describeRf(to)}`, 'rf_migration');
+  const face = lease.driver;
+  try {
+    const now = await face.getGatewayRf();
+    if (!now.ok || !sameRf(now.value, from)) {
+      const err = await tuneVolatile(face, from);
+      if (err) throw new Error(`could not put the gateway on the old channel ${describeRf(from)}: ${err}`);
+    }
+    ctx.checkpoint();
+    // Who to push: the online nodes; on a resume, whoever still answers on A.
+    let targets: Addr[];
+    if (resumed) {
+      ctx.setMeta({ ...meta, stage: 'find', index: 0, total: all.length });
+      targets = await stillOnOld(face, new Set(all), ctx, groupOf, 3);
+    } else {
+      const skip = new Set(skipped);
+      targets = all.filter((a) => !skip.has(a));
+      await Promise.all(
+        targets
+          .filter((x) => recovery.isRejoining(x))
+          .map((a) => face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal })),
+      );
+      ctx.checkpoint();
+    }
+    phase.prepare = clock.now() - t0;
+    let t = clock.now();
+    for (const [i, a] of targets.entries()) {
+      ctx.checkpoint();
+      if (i % 10 === 0) ctx.setMeta({ ...meta, stage: 'push', index: i, total: targets.length });
+      const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+      if (r.ok) pushed.add(a);
+      else if (r.reason === 'cancelled') ctx.checkpoint();
+    }
+    phase.push = clock.now() - t;
+    t = clock.now();
+    // Whoever still answers on A missed the push: pushed again (≤ 3 times each). One quiet
+    // round ends it: a node that misses it too (loss) is fetched as a straggler below, and
+    // the nodes' boot announcements should find the gateway on B already.
+    const pushes = new Map<Addr, number>();
+    for (let round = 1, quiet = 0; quiet < QUIET_ROUNDS && round <= VERIFY_MAX_ROUNDS; round++) {
+      ctx.checkpoint();
+      ctx.setMeta({ ...meta, stage: 'verify', index: round, total: VERIFY_MAX_ROUNDS, pushed: pushed.size });
+      const still = (await stillOnOld(face, new Set(targets), ctx, groupOf, 1)).filter(
+        (a) => !notMoved.includes(a),
+      );
+      quiet = still.length === 0 ? quiet + 1 : 0;
+      for (const a of still) {
+        ctx.checkpoint();
+        const n = (pushes.get(a) ?? 0) + 1;
+        pushes.set(a, n);
+        if (n > PUSHES) {
+          notMoved.push(a);
+          continue;
+        }
+        const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+        if (r.ok) {
+          pushed.add(a);
+          repushed++;
+        }
+      }
+    }
+    phase.verify = clock.now() - t;
+    t = clock.now();
+    ctx.checkpoint();
+    ctx.setMeta({ ...meta, stage: 'gateway', index: 0, total: 1 });
+    const set = await face.setGatewayRf(to, true);
+    if (!set.ok)
+      throw new Error(
+        `the gateway refused the new channel: ${set.detail} (nodes moved: ${pushed.size}; start the migration again to retry)`,
+      );
+    await waitGateway(gw, to, clock, GATEWAY_BACK_MS, ctx.signal);
+    gatewayMoved = true;
+    await store.commit(['NETWORKS'], (s) => {
+      const n = s.networks.find((x) => x.id === net.id);
+      if (n) n.rf = { ...to };
+    });
+    log.info({ network: net.id, rf: describeRf(to) }, 'network gateway on its new channel');
+    phase.gateway = clock.now() - t;
+  } finally {
+    if (!gatewayMoved) await goHome(face, from, log);
+    lease.release();
+  }
+  // Rebind: the recovery sweep puts every moved node back in its group.
+  const t = clock.now();
+  const notMovedSet = new Set(notMoved);
+  const travellers = (resumed ? all : [...pushed]).filter((a) => !notMovedSet.has(a));
+  const back = new Set<Addr>();
+  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true);
+  for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
+    const late = travellers.filter((a) => !back.has(a));
+    if (late.length === 0) break;
+    // Missed by the verification (loss) and still bound on A, or rebooted there: fetch them.
+    ctx.setMeta({ ...meta, stage: 'stragglers', index: 0, total: late.length });
+    const again = takeLease(gw, net, `fetching stragglers from ${describeRf(from)}`, 'rf_migration');
+    try {
+      if ((await tuneVolatile(again.driver, from)) === null) {
+        const found = new Set(await stillOnOld(again.driver, new Set(late), ctx, groupOf, 2));
+        for (const a of late) {
+          ctx.checkpoint();
+          if (found.has(a)) continue;
+          const st = await again.driver.statusUnicast(a, groupOf(a), {
+            priority: 'bulk',
+            attempts: 2,
+            signal: ctx.signal,
+          });
+          if (st.ok) found.add(a);
+        }
+        for (const a of found) {
+          for (let i = 0; i < PUSHES; i++) {
+            ctx.checkpoint();
+            await again.driver.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+            repushed++;
+            const st = await again.driver.statusUnicast(a, groupOf(a), {
+              priority: 'bulk',
+              attempts: 2,
+              signal: ctx.signal,
+            });
+            if (!st.ok) break;
+          }
+        }
+        log.info({ network: net.id, found: found.size, late: late.length }, 'RF migration stragglers pushed');
+      }
+    } finally {
+      await goHome(again.driver, to, log);
+      again.release();
+    }
+    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES);
+  }
+  // Not back: their own restores end here (a scan of both channels finds them).
+  recovery.drop(travellers.filter((a) => !back.has(a)));
+  phase.rebind = clock.now() - t;
+  const stranded = travellers.filter((a) => !back.has(a));
+  recordSeen(deps, [
+    ...[...back].map((addr) => ({ addr, seen: rfSeen(to, clock, 'migration') })),
+    ...[...notMoved, ...skipped].map((addr) => ({ addr, seen: rfSeen(from, clock, 'migration') })),
+  ]);
+  await store.commit(['NETWORKS'], (s) => {
+    const n = s.networks.find((x) => x.id === net.id);
+    if (n) n.migration = null;
+  });
+  const sec = (ms: number): number => Math.round(ms / 100) / 10;
+  const result: MigrationResult = {
+    network_id: net.id,
+    network_name: net.name,
+    from: { rf: from, channel: describeRf(from) },
+    to: { rf: to, channel: describeRf(to) },
+    resumed,
+    seconds: sec(clock.now() - t0),
+    phases_s: {
+      prepare: sec(phase.prepare),
+      push: sec(phase.push),
+      verify: sec(phase.verify),
+      gateway: sec(phase.gateway),
+      rebind: sec(phase.rebind),
+    },
+    summary: {
+      devices: all.length,
+      pushed: pushed.size,
+      repushed,
+      not_moved: notMoved.length,
+      skipped_offline: skipped.length,
+      rebound: back.size,
+      stranded: stranded.length,
+    },
+    not_moved: notMoved,
+    skipped_offline: skipped,
+    stranded,
+    hint:
+      notMoved.length + skipped.length + stranded.length === 0
+        ? null
+        : `nodes left behind: scan ${describeRf(from)} (old channel) and ${describeRf(to)} (new channel) and rescue them`,
+  };
+  log.info({ network: net.id, ...result.summary, seconds: result.seconds }, 'RF migration done');
+  return result;
+}
+
+/**
+ * Who of `addrs` is on the gateway's current channel: DEVICES to every group is answered by
+ * the nodes bound to this gateway and by unbound ones (a node bound to another gateway
+ * ignores it, W§8.2), in `rounds` single rounds of 0.8 s (the window stays open while replies
+ * keep coming). A node reporting another group than its stored one rebooted meanwhile and is
+ * unbound: it gets its SET_GROUP first, or it would ignore the RF_CONFIG.
+ */
+async function stillOnOld(
+  face: GatewayDriver,
+  addrs: ReadonlySet<Addr>,
+  ctx: TaskContext,
+  groupOf: (a: Addr) => number,
+  rounds: number,
+): Promise<Addr[]> {
+  const heard = new Map<Addr, number>();
+  for (let i = 0; i < rounds; i++) {
+    ctx.checkpoint();
+    const got = await face.discover({
+      groupId: 255,
+      rounds: 1,
+      windowMs: ROUND_WINDOW_MS,
+      priority: 'bulk',
+      signal: ctx.signal,
+    });
+    for (const r of got) {
+      if (r.source === 'announcement' || !addrs.has(r.addr)) continue;
+      heard.set(r.addr, r.reply.groupId);
+    }
+  }
+  const out: Addr[] = [];
+  for (const [a, reported] of heard) {
+    ctx.checkpoint();
+    if (reported !== groupOf(a)) {
+      const b = await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal });
+      if (!b.ok || !b.value.ok) continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+/** Waits for the gateway's readiness event after its reboot, on the new settings. */
+function waitGateway(
+  gw: LeasableDriver,
+  rf: RfConfig,
+  clock: RfMovesDeps['clock'],
+  ms: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const back = (): boolean => gw.readiness().ready && sameRf(gw.radioSettings().rf, rf);
+  if (back()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error): void => {
+      off();
+      timer.cancel();
+      signal.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else resolve();
+    };
+    const off = gw.on('readiness', () => {
+      if (back()) done();
+    });
+    const timer = clock.setTimeout(
+      () =>
+        done(
+          new Error(
+            `the gateway did not come back on ${describeRf(rf)} within ${ms / 1000} s (start the migration again to retry: it resumes)`,
+          ),
+        ),
+      ms,
+    );
+    const onAbort = (): void => done(new Error('cancelled'));
+    signal.addEventListener('abort', onAbort);
+  });
+}
+
+/**
+ * Follows moved nodes home for up to `ms`: nodes with a group through the recovery sweep
+ * (SET_GROUP to their stored group), nodes in group 0 through their boot announcement.
+ * Adds the ones back (online, group confirmed, heard since `since`) to `back`.
+ */
+async function follow(
+  deps: RfMovesDeps,
+  ctx: TaskContext,
+  meta: Record<string, unknown>,
+  addrs: readonly Addr[],
+  back: Set<Addr>,
+  since: number,
+  ms: number,
+  /** End early once the recovery stalls (no node back for a while): stragglers are due. */
+  stall: boolean,
+): Promise<void> {
+  const { registry, recovery, clock } = deps;
+  const begun = clock.now();
+  let lastBack = begun;
+  const grouped = addrs.filter((a) => (registry.find(a)?.groupId ?? 0) !== 0);
+  const own = new Set(recovery.add(grouped, 'manual', { settle: false }));
+  const open = new Set(addrs.filter((a) => !back.has(a)));
+  const until = clock.now() + ms;
+  try {
+    while (open.size > 0 && clock.now() < until) {
+      for (const a of [...open]) {
+        const d = registry.find(a);
+        if (!d) {
+          open.delete(a);
+          continue;
+        }
+        if (
+          !recovery.isRejoining(a) &&
+          d.last_seen_ts * 1000 >= since &&
+          registry.linkState(d) === 'online' &&
+          !d.group_pending
+        ) {
+          back.add(a);
+          open.delete(a);
+          lastBack = clock.now();
+        }
+      }
+      const now = clock.now();
+      if (stall && now - begun >= STALL_MIN_MS && now - lastBack >= STALL_MS) break;
+      ctx.setMeta({ ...meta, stage: 'rebind', index: back.size, total: addrs.length });
+      if (open.size === 0) break;
+      await pause(clock, 250, ctx.signal);
+      ctx.checkpoint();
+    }
+  } finally {
+    // Cancelled: the migration's own restores end (the nodes stay where they are).
+    if (ctx.signal.aborted) recovery.drop([...own].filter((a) => open.has(a)));
+  }
+}
