@@ -120,6 +120,9 @@ export async function startHost(
   }
 }
 
+/** MAC text compared case- and separator-blind. */
+const macKey = (m: string | null | undefined): string => (m ?? '').replace(/[^0-9a-f]/gi, '').toUpperCase();
+
 async function startOn(
   cfg: Config,
   log: Logger,
@@ -318,10 +321,15 @@ async function startOn(
       recovery: devices.recovery,
       driver,
       // One gateway serves every network; with several, the one bound to the network.
-      gatewayOf: (id) =>
-        drivers.length === 1
-          ? drivers[0]!
-          : (drivers.find((_, i) => radio.networkOfGateway(i) === id) ?? null),
+      gatewayOf: (id) => {
+        if (drivers.length === 1) return drivers[0]!;
+        const bound = drivers.find((_, i) => radio.networkOfGateway(i) === id);
+        if (bound) return bound;
+        // A gateway held in conflict with its network still serves the RF tasks (the
+        // conflict's resolution "move the nodes to the gateway's channel" is a migration).
+        const mac = macKey(store.state.networks.find((n) => n.id === id)?.gateway_mac);
+        return mac ? (drivers.find((d) => macKey(d.readiness().gateway_mac) === mac) ?? null) : null;
+      },
     }),
   };
   const unsubs = wireEvents(svc);

@@ -18,7 +18,26 @@ export const TASK_LABEL: Record<string, string> = {
   fwupdate: 'Firmware update',
   restore_groups: 'Restore groups',
   link_test: 'Link test',
+  rf_migration: 'Channel move',
+  channel_scan: 'Channel scan',
+  rf_rescue: 'Bring home',
 };
+
+/** The RF tasks' stages (rf_migration, channel_scan, rf_rescue) in an operator's words. */
+export const RF_STAGES: Record<string, string> = {
+  find: 'finding the nodes still on the old channel',
+  push: 'telling the nodes their new channel',
+  verify: 'checking nobody still answers on the old channel',
+  gateway: 'moving the gateway (it restarts)',
+  stragglers: 'looking for nodes left behind',
+  rebind: 'putting the nodes back into their groups',
+  switch: 'tuning the gateway',
+  listen: 'listening for nodes',
+  bind: 'binding the node on its channel',
+  restore: 'returning the gateway to its channel',
+  home: 'waiting for the nodes to come home',
+};
+const RF_TASKS = new Set(['rf_migration', 'channel_scan', 'rf_rescue']);
 
 export const taskLabel = (name: string): string => TASK_LABEL[name] ?? name;
 
@@ -45,7 +64,11 @@ export function taskMessage(t: Task): string {
   const m = t.meta.message;
   if (typeof m === 'string' && m) return m;
   const stage = t.meta.stage;
-  return typeof stage === 'string' ? stage : '';
+  if (typeof stage !== 'string') return '';
+  if (!RF_TASKS.has(t.name)) return stage;
+  const words = RF_STAGES[stage] ?? (stage === 'start' ? 'starting' : stage);
+  const channel = typeof t.meta.channel === 'string' ? ` · ${t.meta.channel}` : '';
+  return `${taskLabel(t.name)}: ${words}${channel}`;
 }
 
 export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
@@ -101,6 +124,34 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
       return {
         text: `Downloaded presets.json from ${String(r.addr ?? t.meta.addr ?? 'the node')} as '${file.name ?? '?'}'`,
         ok: true,
+      };
+    }
+    case 'rf_migration': {
+      const sum = (r.summary ?? {}) as Record<string, unknown>;
+      const to = (r.to ?? {}) as { channel?: string };
+      const left = (num(sum.not_moved) ?? 0) + (num(sum.stranded) ?? 0);
+      const off = num(sum.skipped_offline) ?? 0;
+      const parts = [`${num(sum.rebound) ?? 0} of ${num(sum.devices) ?? 0} back in their groups`];
+      if (off) parts.push(`${off} offline left behind`);
+      if (left) parts.push(`${left} not moved or stranded`);
+      return {
+        text: `Moved ${String(r.network_name ?? 'the network')} to ${to.channel ?? '?'}: ${parts.join(', ')}`,
+        ok: left === 0,
+      };
+    }
+    case 'channel_scan': {
+      const sum = (r.summary ?? {}) as Record<string, unknown>;
+      return {
+        text: `Channel scan: ${num(sum.channels) ?? 0} channels, ${num(sum.known) ?? 0} known and ${num(sum.unknown) ?? 0} unknown nodes heard`,
+        ok: r.returned_home !== false,
+      };
+    }
+    case 'rf_rescue': {
+      const nodes = Array.isArray(r.nodes) ? (r.nodes as { outcome?: string }[]) : [];
+      const home = nodes.filter((n) => n.outcome === 'home').length;
+      return {
+        text: `Bring home: ${home} of ${nodes.length} back in their group`,
+        ok: home === nodes.length,
       };
     }
     default:
