@@ -222,6 +222,35 @@ describe('the Networks dialog actions', () => {
     });
   }, 120_000);
 
+  it('resolves-a-conflict-by-moving-the-nodes-to-the-gateways-channel', async () => {
+    await withHost({ nodes: 2, seed: 8, simGateways: 2 }, async (h) => {
+      await discoverAll(h, { newGroupName: 'Gates' });
+      const two = (await nets(h))[1]!;
+      const page = b.page;
+      await page.goto(h.url + '/');
+      const dialog = await openNetworks(page);
+      expect((await driverOf(h, two.gateway_mac!).setGatewayRf(CH4, true)).ok).toBe(true);
+      const card = dialog.getByTestId('network-card-2');
+      const panel = card.getByTestId('conflict-panel');
+      await panel.getByRole('button', { name: 'Move the nodes…' }).click();
+      const move = page.locator('dialog[open][data-testid=network-move]');
+      await move.getByTestId('move-target').getByText(describeRf(CH4)).waitFor();
+      await move.getByRole('button', { name: 'Move', exact: true }).click();
+      const result = move.getByTestId('move-result');
+      await result.waitFor({ timeout: 150_000 });
+      const on2 = (await devices(h)).filter((d) => d.network_id === 2);
+      expect(await result.textContent()).toContain(
+        `${on2.length} of ${on2.length} device(s) back in their groups`,
+      );
+      await until("network 2 on the gateway's channel, no conflict", async () => {
+        const n = (await nets(h))[1]!;
+        return n.state === 'ready' && sameRf(n.rf!, CH4);
+      });
+      await panel.waitFor({ state: 'detached' });
+      expect(b.errors).toEqual([]);
+    });
+  }, 180_000);
+
   it('moves-a-network-to-another-channel-from-the-dialog-to-done', async () => {
     await withHost({ nodes: 3, seed: 6 }, async (h) => {
       await discoverAll(h, { newGroupName: 'Gates' });
