@@ -32,7 +32,7 @@ export function ChannelPicker({
   return (
     <fieldset class="net-channels" data-testid="channel-picker">
       <legend>Channel</legend>
-      <label>
+      <label class="check">
         Region{' '}
         <select
           aria-label="Region"
@@ -59,7 +59,7 @@ export function ChannelPicker({
           return (
             <label
               key={c.id}
-              class={`net-channel${by ? ' occupied' : ''}`}
+              class={`check net-channel${by ? ' occupied' : ''}`}
               data-testid={`channel-${c.id}`}
               title={c.note}
             >

@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { sameRf } from '../../../src/domain/rf-channels.ts';
 import { TaskProgress } from '../devices/TaskProgress.tsx';
 import { Modal } from '../dialogs/Modal.tsx';
-import { task } from '../store.ts';
+import { devices, task } from '../store.ts';
 import { cancelTask, errorText, REGIONS, startRescue, startScan, type Region } from './network-api.ts';
 import { channelText } from './network-view.ts';
 import { networksById } from './networks-store.ts';
@@ -120,7 +120,7 @@ export function ChannelScanDialog({ networkId, onClose }: { networkId: number; o
         </p>
         {scanId === null && (
           <div class="ops-head">
-            <label>
+            <label class="check">
               Region{' '}
               <select
                 aria-label="Scan region"
@@ -158,7 +158,14 @@ export function ChannelScanDialog({ networkId, onClose }: { networkId: number; o
           </ol>
         )}
         <TaskProgress id={scanning ? scanId : null} />
-        {result && <ScanTable result={result} busy={rescuing} onBringHome={(h, c) => void bringHome(h, c)} />}
+        {result && (
+          <ScanTable
+            result={result}
+            networkId={networkId}
+            busy={rescuing}
+            onBringHome={(h, c) => void bringHome(h, c)}
+          />
+        )}
         <TaskProgress id={rescueId} />
         {rescue && (
           <ul data-testid="rescue-result">
@@ -209,14 +216,19 @@ function strandedOn(h: Heard, c: ScanChannel): boolean {
 
 function ScanTable({
   result,
+  networkId,
   busy,
   onBringHome,
 }: {
   result: ScanResult;
+  networkId: number;
   busy: boolean;
   onBringHome: (h: Heard, c: ScanChannel) => void;
 }) {
   const ch = result.cannot_hear;
+  const heard = new Set(result.channels.flatMap((c) => c.heard.map((h) => h.addr)));
+  // This network's offline devices no channel heard: off, out of range, or on a channel not scanned.
+  const missing = devices.value.filter((d) => d.network_id === networkId && !d.online && !heard.has(d.addr));
   return (
     <div data-testid="scan-result">
       {!result.returned_home && (
@@ -285,6 +297,12 @@ function ScanTable({
           ))}
         </tbody>
       </table>
+      {missing.length > 0 && (
+        <p class="warn-text" data-testid="scan-not-heard">
+          Offline and heard on no scanned channel: {missing.map((d) => d.name).join(', ')} — powered off, out
+          of range, or on a channel this scan did not visit.
+        </p>
+      )}
       <div data-testid="scan-cannot-hear">
         <p class="muted">Cannot hear: {ch.note}.</p>
         {ch.networks.length > 0 && (

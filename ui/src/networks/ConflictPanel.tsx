@@ -8,19 +8,9 @@
 import { useState } from 'preact/hooks';
 import { confirmAction } from '../dialogs/confirm.tsx';
 import { toast } from '../toasts.ts';
-import { channelText } from './network-view.ts';
+import { RF_FIELDS, channelText } from './network-view.ts';
 import { adoptGatewayRf, errorText, retuneGateway } from './network-api.ts';
 import type { NetworkInfo, RfConfig } from './network-types.ts';
-
-const FIELD: Record<keyof RfConfig, { label: string; show: (v: number) => string }> = {
-  freqHz: { label: 'Frequency', show: (v) => `${(v / 1e6).toFixed(3)} MHz` },
-  bwKhzX10: { label: 'Bandwidth', show: (v) => `${v / 10} kHz` },
-  sf: { label: 'Spreading factor', show: (v) => `SF${v}` },
-  crDen: { label: 'Coding rate', show: (v) => `4/${v}` },
-  syncWord: { label: 'Sync word', show: (v) => `0x${v.toString(16).toUpperCase().padStart(2, '0')}` },
-  txPowerDbm: { label: 'TX power', show: (v) => `${v} dBm` },
-  preamble: { label: 'Preamble', show: (v) => `${v} symbols` },
-};
 
 export function ConflictPanel({ n, onMoveNodes }: { n: NetworkInfo; onMoveNodes: (to: RfConfig) => void }) {
   const c = n.conflict;
@@ -77,7 +67,7 @@ export function ConflictPanel({ n, onMoveNodes }: { n: NetworkInfo; onMoveNodes:
         <tbody>
           {c.fields.map((f) => {
             const k = f as keyof RfConfig;
-            const d = FIELD[k];
+            const d = RF_FIELDS[k];
             return (
               <tr key={f} data-field={f}>
                 <td>{d?.label ?? f}</td>
