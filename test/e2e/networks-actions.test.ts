@@ -203,6 +203,19 @@ describe('the Networks dialog actions', () => {
       await freq.getByText(`${(CH4.freqHz / 1e6).toFixed(3)} MHz`).waitFor();
       for (const name of ['Retune the gateway', 'Move the nodes…', "Adopt the gateway's settings…"])
         await panel.getByRole('button', { name }).waitFor();
+      await b.shot('networks-conflict');
+      // On a phone the card, its table and its buttons stay inside the window.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await panel.getByRole('button', { name: 'Retune the gateway' }).scrollIntoViewIfNeeded();
+      await b.shot('networks-conflict-390');
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth - innerWidth'),
+      ).toBeLessThanOrEqual(0);
+      const over = await page.evaluate<number>(
+        `(() => { const d = document.querySelector('dialog[open][data-testid=networks-dialog] .modal-body'); return d ? d.scrollWidth - d.clientWidth : 0; })()`,
+      );
+      expect(over, 'the Networks dialog scrolls sideways at 390 px').toBeLessThanOrEqual(0);
+      await page.setViewportSize({ width: 1280, height: 900 });
 
       // Adopt warns that it strands the nodes; cancelled, nothing changes.
       await panel.getByRole('button', { name: "Adopt the gateway's settings…" }).click();
@@ -271,6 +284,7 @@ describe('the Networks dialog actions', () => {
       // Its own channel is marked, not offered as taken by another.
       await move.getByTestId('channel-1').getByText('this network now').waitFor();
       await move.getByTestId('channel-3').getByRole('radio').check();
+      await b.shot('networks-move');
       await move.getByRole('button', { name: 'Move', exact: true }).click();
       // Progress in the dialog while it runs, then the result.
       await move.getByTestId('dialog-task').waitFor();
@@ -319,6 +333,7 @@ describe('the Networks dialog actions', () => {
       const row = result.getByTestId('scan-row-EU868-4');
       const heard = row.getByTestId(`heard-${lost}`);
       await heard.getByText('stranded here').waitFor();
+      await b.shot('networks-scan-result');
       await scan.getByTestId('scan-cannot-hear').waitFor();
       expect(sameRf(h.host.sim!.fleet.gateway.rf, CH1)).toBe(true);
 
