@@ -108,9 +108,13 @@ describe('RF migration', () => {
       // The gateway was retuned persistently to channel 3 (a swap, a reflash): its nodes stay on 1.
       const set = await h.host.services.driver.setGatewayRf(CH3, true);
       expect(set.ok).toBe(true);
+      // Back on channel 3, the gateway is held in conflict with its network (no traffic).
       await until(
-        'gateway back on channel 3',
-        async () => h.host.services.driver.readiness().ready && sameRf(sim.fleet.gateway.rf, CH3),
+        'gateway back on channel 3, its network in conflict',
+        async () =>
+          sameRf(sim.fleet.gateway.rf, CH3) &&
+          (await h.get<{ networks: { state: string }[] }>('/api/networks')).body.networks[0]!.state ===
+            'conflict',
       );
       const res = await h.post<{ task: TaskSnapshot }>('/api/networks/1/migrate', {
         region: 'EU868',
