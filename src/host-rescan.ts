@@ -63,7 +63,7 @@ export function createGatewayScanner(deps: {
   let running: Promise<RescanResult> | null = null;
 
   const scan = async (): Promise<RescanResult> => {
-    const owned = radio.gateways.map((g) => g.label);
+    const owned = radio.live().map((g) => g.label);
     const ownedReal = new Set(await Promise.all(owned.map(canonical)));
     const skipped: string[] = [];
     const candidates = async (): Promise<{ path: string; info?: string }[]> => {

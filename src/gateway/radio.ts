@@ -75,6 +75,8 @@ export class Radio implements GatewayDriver {
   /** Runs on a gateway's readiness change before the Radio re-emits it (binding first). */
   private binder: ((index: number, r: GatewayReadiness) => void) | null = null;
   private binding = false;
+  /** Drivers replaced by the same gateway on another port: stopped, out of every snapshot. */
+  private readonly retired = new Set<number>();
   readonly gateways: RadioGateway[] = [];
 
   constructor(
@@ -128,14 +130,32 @@ export class Radio implements GatewayDriver {
       this.emitter.emit('readiness', this.readiness());
   }
 
+  /** Takes a gateway out for good (its board came back on another port); stops its driver. */
+  retire(index: number): void {
+    this.bound.delete(index);
+    this.held.delete(index);
+    this.retired.add(index);
+    void this.gateways[index]?.driver.stop();
+  }
+
+  /** The gateways still in service (their ports are owned: a rescan never opens them). */
+  live(): RadioGateway[] {
+    return this.gateways.filter((_, i) => !this.retired.has(i));
+  }
+
   /**
    * The driver when one gateway serves the only network that has a gateway: everything
    * passes straight through (today's single-gateway behaviour, byte for byte).
    */
   private solo(): GatewayDriver | null {
-    if (this.gateways.length !== 1) return null;
+    if (this.gateways.length !== 1 || this.held.has(0)) return null;
     const id = this.bound.get(0);
-    if (id === undefined) return null;
+    if (id === undefined) {
+      // Not identified yet (unplugged at start, connecting): the driver's own not-ready
+      // answers, as a single gateway always gave them — unless several networks wait.
+      const withGateway = this.dir.networks().filter((n) => n.gateway_mac !== null).length;
+      return withGateway <= 1 ? (this.gateways[0]?.driver ?? null) : null;
+    }
     for (const n of this.dir.networks()) if (n.gateway_mac !== null && n.id !== id) return null;
     return this.gateways[0]?.driver ?? null;
   }
@@ -200,19 +220,22 @@ export class Radio implements GatewayDriver {
   async retry(): Promise<GatewayReadiness> {
     const solo = this.solo();
     if (solo) return solo.retry();
-    await Promise.all(this.gateways.map((g) => g.driver.retry()));
+    await Promise.all(this.live().map((g) => g.driver.retry()));
     return this.readiness();
   }
 
   /** One part per configured gateway, plus one per network whose gateway is not attached. */
   private parts<T>(value: (d: GatewayDriver) => T, missing: (mac: string) => T): NetworkPart<T>[] {
-    const parts: NetworkPart<T>[] = this.gateways.map((g, i) => {
+    const parts: NetworkPart<T>[] = this.gateways.flatMap((g, i) => {
+      if (this.retired.has(i)) return [];
       const id = this.bound.get(i) ?? this.held.get(i)?.networkId ?? undefined;
-      return {
-        networkId: id ?? 0,
-        name: id !== undefined ? this.networkName(id) : `gateway on ${g.label}`,
-        value: value(g.driver),
-      };
+      return [
+        {
+          networkId: id ?? 0,
+          name: id !== undefined ? this.networkName(id) : `gateway on ${g.label}`,
+          value: value(g.driver),
+        },
+      ];
     });
     const attached = new Set([
       ...this.bound.values(),
@@ -273,7 +296,7 @@ export class Radio implements GatewayDriver {
   stats(): DriverStats {
     const solo = this.solo();
     if (solo) return solo.stats();
-    return sumStats(this.gateways.map((g) => g.driver.stats()));
+    return sumStats(this.live().map((g) => g.driver.stats()));
   }
 
   /** The first network's settings: pacing and estimates assume one modulation for all. */
@@ -294,7 +317,7 @@ export class Radio implements GatewayDriver {
   async queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }> {
     const solo = this.solo();
     if (solo) return solo.queryState();
-    const answers = await Promise.all(this.gateways.map((g) => g.driver.queryState()));
+    const answers = await Promise.all(this.live().map((g) => g.driver.queryState()));
     const m = this.master();
     return {
       ok: answers.every((a) => a.ok),

@@ -16,6 +16,9 @@ import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { BROADCAST, type Addr } from '../../protocol/types.ts';
 import type { Scope } from '../../state/scopes.ts';
 import type { Store } from '../../state/store.ts';
+import { NetworkAlerts } from './network-alerts.ts';
+
+export type { NetworkAlert } from './network-alerts.ts';
 
 /** Per node; longer than the gap between a node's two boot announcements (3 s). */
 const AUTO_RESTORE_COOLDOWN_MS = 5000;
@@ -58,23 +61,6 @@ export interface HeardNote {
   announcement?: boolean;
 }
 
-/** Identity events with several networks (design §2.4), kept for health and the Networks dialog. */
-export interface NetworkAlert {
-  kind: 'moved' | 'addr_clash';
-  addr: Addr;
-  /** moved: the node's MAC; addr_clash: the MAC of the node that owns the row. */
-  mac: string;
-  /** addr_clash: the other node's full MAC, heard announcing the same address. */
-  other_mac: string | null;
-  from_network: number;
-  to_network: number;
-  /** Epoch seconds. */
-  ts: number;
-}
-
-/** Newest kept; older ones scroll out (they are in the log). */
-const ALERTS_MAX = 50;
-
 export interface ReplyCounters {
   onIdentify?: (addr: Addr) => void;
   onStatus?: (addr: Addr) => void;
@@ -91,14 +77,13 @@ export class DeviceRegistry {
   private readonly offlineReasons = new Map<Addr, string>();
   private readonly heardListeners = new Set<(n: HeardNote) => void>();
   private readonly silentListeners = new Set<(addrs: readonly Addr[]) => void>();
-  private readonly alertList: NetworkAlert[] = [];
+  /** Moves and address clashes (several networks). */
+  readonly networkAlerts = new NetworkAlerts();
   /**
    * Why a device cannot be reached because of its network (its gateway missing, in conflict),
    * or null; wired by the networks service. Rows then say `unreachable` with that reason.
    */
   reachability: ((d: Device) => string | null) | null = null;
-  /** Called after an alert was added (the networks service pushes its SSE event). */
-  onAlert: (() => void) | null = null;
 
   constructor(
     private readonly store: Store,
@@ -176,20 +161,6 @@ export class DeviceRegistry {
   /** Why the device went offline (null while online or never marked). */
   offlineReason(addr: Addr): string | null {
     return this.offlineReasons.get(addr) ?? null;
-  }
-
-  /** Devices that moved network and addresses claimed by two nodes, newest last. */
-  alerts(): readonly NetworkAlert[] {
-    return this.alertList;
-  }
-
-  private alert(a: NetworkAlert): void {
-    // One entry per address and kind: a node that keeps announcing is one alert, refreshed.
-    const i = this.alertList.findIndex((x) => x.addr === a.addr && x.kind === a.kind);
-    if (i >= 0) this.alertList.splice(i, 1);
-    this.alertList.push(a);
-    if (this.alertList.length > ALERTS_MAX) this.alertList.shift();
-    this.onAlert?.();
   }
 
   linkState(d: Device): DeviceLinkState {
@@ -362,7 +333,7 @@ export class DeviceRegistry {
         { addr, mac: r.mac, stored_mac: d.full_mac, via, network: d.network_id },
         'address clash: another node with this address on another network (not applied)',
       );
-      this.alert({
+      this.networkAlerts.add({
         kind: 'addr_clash',
         addr,
         mac: d.full_mac,
@@ -386,7 +357,7 @@ export class DeviceRegistry {
     const moved = via !== undefined && dev.network_id !== via && dev.full_mac === r.mac;
     if (moved) {
       this.log.warn({ addr, from: dev.network_id, to: via }, 'device now heard on another network: moved');
-      this.alert({
+      this.networkAlerts.add({
         kind: 'moved',
         addr,
         mac: r.mac,

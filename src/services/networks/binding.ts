@@ -34,6 +34,8 @@ export interface GatewaySlot {
   heard: Set<Addr>;
   /** Why it carries no traffic (null while bound or pending). */
   reason: string | null;
+  /** Replaced by the same board on another port: stopped, listed nowhere. */
+  retired: boolean;
 }
 
 /** Bounded: a gateway in a crowd of strangers does not grow memory without end. */
@@ -94,6 +96,7 @@ export class GatewayBinder {
       networkId: null,
       heard: new Set(),
       reason: null,
+      retired: false,
     };
     // Announcements through a gateway that carries no traffic: how many unknown nodes it hears
     // (the Assign dialog shows it). The Radio does not forward them.
@@ -191,6 +194,18 @@ export class GatewayBinder {
       this.report(before, slot);
       return;
     }
+    // The same gateway back on another port (found by a rescan): the old driver, still
+    // retrying its dead port, is retired so the network is served by the live one.
+    this.slots.forEach((other, i) => {
+      if (i === index || other.mac !== mac) return;
+      this.radio.retire(i);
+      other.mac = null;
+      other.state = 'pending';
+      other.networkId = null;
+      other.reason = null;
+      other.retired = true;
+      this.log.info({ gateway_mac: mac, from: other.label, to: slot.label }, 'gateway back on another port');
+    });
     slot.state = 'bound';
     slot.reason = null;
     slot.networkId = net.id;

@@ -14,7 +14,7 @@ import type { Device } from '../../domain/model.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { Network } from '../../domain/networks.ts';
 import type { Store } from '../../state/store.ts';
-import type { NetworkAlert } from '../devices/registry.ts';
+import type { NetworkAlert, NetworkAlerts } from '../devices/network-alerts.ts';
 import {
   adoptGatewayRf,
   assignGateway,
@@ -82,9 +82,8 @@ export function createNetworks(deps: {
   /** The device registry's face the networks need (alerts, unreachable rows). */
   registry: {
     find(addr: Addr): Device | undefined;
-    alerts(): readonly NetworkAlert[];
+    networkAlerts: NetworkAlerts;
     reachability: ((d: Device) => string | null) | null;
-    onAlert: (() => void) | null;
   };
 }): NetworksService {
   const { store, radio, clock, log, registry } = deps;
@@ -160,7 +159,7 @@ export function createNetworks(deps: {
     const n = state().networks.find((x) => x.id === d.network_id);
     return n ? downReason(row(n)) : null;
   };
-  registry.onAlert = emit;
+  registry.networkAlerts.onAlert = emit;
 
   const networkName = (id: number): string =>
     state().networks.find((n) => n.id === id)?.name ?? `network ${id}`;
@@ -169,7 +168,7 @@ export function createNetworks(deps: {
     list: () => ({
       networks: state().networks.map(row),
       unassigned: unassignedRows(binder),
-      alerts: registry.alerts(),
+      alerts: registry.networkAlerts.all(),
     }),
     gateways: () => gatewayRows(state(), binder),
     channels: () => channelTable(state().networks),
@@ -229,7 +228,7 @@ export function createNetworks(deps: {
           out.push(
             `gateway ${g.gateway_mac} on ${g.label} belongs to no network (carries no traffic; ${g.unknown_heard} unknown node(s) heard): assign it`,
           );
-      for (const a of registry.alerts()) {
+      for (const a of registry.networkAlerts.all()) {
         if (a.kind === 'addr_clash')
           out.push(
             `address clash: node ${a.other_mac ?? '?'} on ${networkName(a.to_network)} announces address ${a.addr}, which belongs to ${a.mac} on ${networkName(a.from_network)} (not applied)`,
@@ -263,7 +262,7 @@ export function createNetworks(deps: {
         for (const t of timers.values()) t.cancel();
         timers.clear();
         registry.reachability = null;
-        registry.onAlert = null;
+        registry.networkAlerts.onAlert = null;
       };
     },
     added: (index) => binder.added(index),

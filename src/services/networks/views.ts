@@ -132,7 +132,7 @@ export function networkRow(state: StateModel, binder: GatewayBinder, n: Network)
 
 export function unassignedRows(binder: GatewayBinder): UnassignedGateway[] {
   return binder.slots
-    .filter((s) => s.state === 'unassigned' || s.state === 'pending')
+    .filter((s) => !s.retired && (s.state === 'unassigned' || s.state === 'pending'))
     .filter((s) => s.networkId === null)
     .map((s) => {
       const r = s.driver.readiness();

@@ -5,6 +5,8 @@ import type { GatewayDriver } from '../../../src/gateway/types.ts';
 import { findChannel } from '../../../src/domain/rf-channels.ts';
 import { createFleets } from '../../../src/sim/fleets.ts';
 import { serveFleetOnMemory } from '../../../src/sim/sim-host.ts';
+import type { LinkFactory } from '../../../src/transport/link.ts';
+import { MemoryEndpoint } from '../../../src/transport/memory-link.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';
 
@@ -180,18 +182,28 @@ describe('a gateway plugged in while the host runs', () => {
     fa!.start();
     fb!.start({ nodes: false });
     const opened: string[] = [];
+    // Ports: 'sim' is board A; 'sim:usb1' is board B until it is pulled out of that socket,
+    // after which the socket is empty; 'sim:usb2' is the socket it is plugged into again.
+    let usb1Empty = false;
+    const empty = new MemoryEndpoint(() => undefined, { path: 'sim:usb1' });
+    empty.unplug();
+    const socket = (path: string): LinkFactory =>
+      path === 'sim'
+        ? a.linkFactory
+        : () => (path === 'sim:usb1' && usb1Empty ? empty.factory() : b.linkFactory());
+    let ports = ['sim', 'sim:usb1'];
     try {
       await withHost(
         {
           overrides: {
             sim: a,
             detect: {
-              candidates: () => Promise.resolve([{ path: 'sim' }, { path: 'sim:usb1' }]),
+              candidates: () => Promise.resolve(ports.map((path) => ({ path }))),
               open: (path) => {
                 opened.push(path);
-                return (path === 'sim' ? a : b).linkFactory();
+                return socket(path)();
               },
-              linkFactory: (path) => (path === 'sim' ? a : b).linkFactory,
+              linkFactory: socket,
               identify: { settleMs: 0 },
             },
           },
@@ -222,6 +234,26 @@ describe('a gateway plugged in while the host runs', () => {
           expect(made.body.network).toMatchObject({ id: 2, name: 'Track B', state: 'ready' });
           const gw = (await h.get<{ gateway: Record<string, unknown> }>('/api/gateway')).body.gateway;
           expect(gw).toMatchObject({ ready: true, networks_ready: 2, networks_total: 2 });
+
+          // Board B pulled out and plugged into another socket: its driver keeps retrying the
+          // empty one; a rescan finds it on the new port and the network is served from there.
+          usb1Empty = true;
+          fb!.faults.dropLink();
+          await until('network 2 not ready', async () => (await nets(h))[1]?.state === 'not_ready');
+          fb!.faults.restoreLink();
+          ports = ['sim', 'sim:usb1', 'sim:usb2'];
+          const moved = await h.post<{ attached: { port: string }[] }>('/api/gateways/rescan');
+          expect(moved.body.attached).toEqual([{ mac: macB, port: 'sim:usb2' }]);
+          await until(
+            'network 2 served from the new port',
+            async () => (await nets(h))[1]?.state === 'ready',
+          );
+          const all = await gateways(h);
+          expect(all.filter((g) => g.mac === macB)).toMatchObject([
+            { port: 'sim:usb2', bind_state: 'bound' },
+          ]);
+          const agg = (await h.get<{ gateway: Record<string, unknown> }>('/api/gateway')).body.gateway;
+          expect(agg).toMatchObject({ ready: true, networks_ready: 2, networks_total: 2 });
         },
       );
     } finally {
