@@ -8,6 +8,7 @@
  *   npm run bench:channel-scan                 200 seeds, 6 nodes
  *   npm run bench:channel-scan -- --seeds 20
  *   npm run bench:channel-scan -- --migrate    + RF migration of 150 nodes at 5 % loss, seeds 1–3
+ *   npm run bench:channel-scan -- --migrate-only   (MIG_SEEDS=1,2 picks the seeds)
  *
  *   found       the stranded node was listed on the channel it is on
  *   scan s      simulated seconds of the 5-channel scan (home channel included)
@@ -28,7 +29,8 @@ import { simHostConfig } from './sim-host-config.ts';
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seeds');
 const seedCount = seedArg >= 0 ? Number(args[seedArg + 1] ?? '200') : 200;
-const migrate = args.includes('--migrate');
+const migrate = args.includes('--migrate') || args.includes('--migrate-only');
+const scans = !args.includes('--migrate-only');
 
 function waitTask(host: HostHandle, id: number): Promise<TaskSnapshot> {
   const current = host.services.tasks.current();
@@ -125,17 +127,9 @@ const pct = (xs: number[], p: number): number => {
 };
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '—');
 
-async function main(): Promise<void> {
-  const outs: ScanOut[] = [];
-  let skipped = 0;
-  for (let seed = 1; seed <= seedCount; seed++) {
-    const o = await scanSeed(seed);
-    if (!o) skipped++;
-    else outs.push(o);
-    if (seed % 20 === 0) process.stderr.write(`  ${seed}/${seedCount} seeds\n`);
-  }
+function report(outs: ScanOut[], skipped: number): void {
   const found = outs.filter((o) => o.found).length;
-  const scans = outs.map((o) => o.scanS);
+  const scanTimes = outs.map((o) => o.scanS);
   const rescues = outs.flatMap((o) => (o.rescueS === null ? [] : [o.rescueS]));
   console.log(
     `channel scan, 5 EU868 channels, stranded healthy node, 5 % loss, ${outs.length} seeds (${skipped} without a healthy node)`,
@@ -144,16 +138,31 @@ async function main(): Promise<void> {
     `  found           ${found}/${outs.length} = ${((100 * found) / Math.max(1, outs.length)).toFixed(2)} %`,
   );
   console.log(
-    `  scan s          median ${fmt(pct(scans, 50))}  p95 ${fmt(pct(scans, 95))}  max ${fmt(Math.max(...scans))}`,
+    `  scan s          median ${fmt(pct(scanTimes, 50))}  p95 ${fmt(pct(scanTimes, 95))}  max ${fmt(Math.max(...scanTimes))}`,
   );
   console.log(`  rescued home    ${outs.filter((o) => o.home).length}/${found}`);
   console.log(
     `  rescue s        median ${fmt(pct(rescues, 50))}  p95 ${fmt(pct(rescues, 95))}  max ${fmt(Math.max(...rescues))}`,
   );
+}
+
+async function main(): Promise<void> {
+  const outs: ScanOut[] = [];
+  let skipped = 0;
+  for (let seed = 1; scans && seed <= seedCount; seed++) {
+    const o = await scanSeed(seed);
+    if (!o) skipped++;
+    else outs.push(o);
+    if (seed % 20 === 0) process.stderr.write(`  ${seed}/${seedCount} seeds\n`);
+  }
+  if (scans) report(outs, skipped);
   if (!migrate) return;
-  console.log('RF migration, 150 nodes, EU868 ch 1 → ch 3, 5 % loss');
-  console.log('  seed  s      push  verify  gateway  rebind  rebound  stranded (marginal)');
-  for (const seed of [1, 2, 3]) {
+  console.log('RF migration, 150 nodes, EU868 ch 1 → ch 3, 5 % loss (seconds simulated)');
+  console.log(
+    '  seed  task s  all back s  record  push  verify  gateway  rebind  rebound  stranded (marginal)',
+  );
+  const migSeeds = (process.env.MIG_SEEDS ?? '1,2,3').split(',').map(Number);
+  for (const seed of migSeeds) {
     await withFleet(150, seed, async (host) => {
       const fleet = host.sim!.fleet;
       fleet.faults.lossRate = 0.05;
@@ -163,6 +172,7 @@ async function main(): Promise<void> {
       );
       const r = t.result as {
         seconds: number;
+        last_back_s: number | null;
         phases_s: Record<string, number>;
         summary: { rebound: number; devices: number; stranded: number };
         stranded: string[];
@@ -175,7 +185,7 @@ async function main(): Promise<void> {
       const marginal = r.stranded.filter((a) => (fleet.air.qualityOf(a)?.snr ?? -99) < floor + 1.5).length;
       const p = r.phases_s;
       console.log(
-        `  ${seed}     ${fmt(t.elapsed_s)}  ${fmt(p.push ?? NaN)}   ${fmt(p.verify ?? NaN)}     ${fmt(p.gateway ?? NaN)}      ${fmt(p.rebind ?? NaN)}    ${r.summary.rebound}/${r.summary.devices}  ${r.summary.stranded} (${marginal})`,
+        `  ${seed}     ${fmt(t.elapsed_s)}   ${fmt(r.last_back_s ?? NaN)}       ${fmt(p.record ?? NaN)}    ${fmt(p.push ?? NaN)}   ${fmt(p.verify ?? NaN)}     ${fmt(p.gateway ?? NaN)}      ${fmt(p.rebind ?? NaN)}    ${r.summary.rebound}/${r.summary.devices}  ${r.summary.stranded} (${marginal})`,
       );
     });
   }

@@ -22,15 +22,12 @@
  */
 import { checkSeparation, describeRf, invalidRfField, sameRf } from '../../domain/rf-channels.ts';
 import { ValidationError } from '../../errors.ts';
-import type { LeasableDriver } from '../../gateway/lease.ts';
-import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskContext, TaskSnapshot } from '../../tasks/task-manager.ts';
 import {
   goHome,
   homeRf,
   networkOf,
-  pause,
   readyGateway,
   recordSeen,
   rfSeen,
@@ -38,6 +35,7 @@ import {
   tuneVolatile,
   type RfMovesDeps,
 } from './common.ts';
+import { follow, stillOnOld, waitGateway } from './migration-steps.ts';
 
 export interface MigrateRequest {
   networkId: number;
@@ -52,7 +50,17 @@ export interface MigrationResult {
   to: { rf: RfConfig; channel: string };
   resumed: boolean;
   seconds: number;
-  phases_s: { prepare: number; push: number; verify: number; gateway: number; rebind: number };
+  /** Start → the last node back in its group (the move itself; the rest is looking for stragglers). */
+  last_back_s: number | null;
+  /** `record`: making the migration record durable before anything goes on air. */
+  phases_s: {
+    record: number;
+    prepare: number;
+    push: number;
+    verify: number;
+    gateway: number;
+    rebind: number;
+  };
   summary: {
     devices: number;
     pushed: number;
@@ -71,15 +79,10 @@ export interface MigrationResult {
 }
 
 const PUSHES = 3;
-/** One DEVICES round's window (see scan.ts). */
-const ROUND_WINDOW_MS = 800;
 const QUIET_ROUNDS = 1;
 const VERIFY_MAX_ROUNDS = 8;
 /** How long the rebind waits before it looks for stragglers on the old channel (once). */
 const REBIND_WAIT_MS = 45_000;
-/** The first rebind ends early when no node came back for this long (after the minimum). */
-const STALL_MS = 6000;
-const STALL_MIN_MS = 12_000;
 /** Searches of the old channel for nodes that did not come back. */
 const STRAGGLER_PASSES = 2;
 /** How long a later rebind follows the fetched stragglers. */
@@ -152,10 +155,12 @@ async function runMigration(
   const t0 = clock.now();
   const net = networkOf(store, req.networkId);
   const gw = readyGateway(deps, net);
+  const tRecord = clock.now();
   await store.commit(['NETWORKS'], (s) => {
     const n = s.networks.find((x) => x.id === net.id);
     if (n && !n.migration) n.migration = { from: { ...from }, to: { ...to }, started_ts: Date.now() };
   });
+  const recordMs = clock.now() - tRecord;
   log.info({ network: net.id, from: describeRf(from), to: describeRf(to), resumed }, 'RF migration started');
   const mine = (): string[] => store.state.devices.filter((d) => d.network_id === net.id).map((d) => d.addr);
   const all = mine();
@@ -195,7 +200,7 @@ async function runMigration(
       );
       ctx.checkpoint();
     }
-    phase.prepare = clock.now() - t0;
+    phase.prepare = clock.now() - t0 - recordMs;
     let t = clock.now();
     for (const [i, a] of targets.entries()) {
       ctx.checkpoint();
@@ -225,6 +230,8 @@ async function runMigration(
           notMoved.push(a);
           continue;
         }
+        // Bind it first: a node that lost its master (a reboot, an unpin) ignores RF_CONFIG.
+        if (n > 1) await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 2, signal: ctx.signal });
         const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
         if (r.ok) {
           pushed.add(a);
@@ -243,6 +250,9 @@ async function runMigration(
       );
     await waitGateway(gw, to, clock, GATEWAY_BACK_MS, ctx.signal);
     gatewayMoved = true;
+    // Home again, on B: the nodes' announcements count from now on (a crash before the
+    // record below is written resumes from the gateway's channel).
+    lease.release();
     await store.commit(['NETWORKS'], (s) => {
       const n = s.networks.find((x) => x.id === net.id);
       if (n) n.rf = { ...to };
@@ -258,7 +268,11 @@ async function runMigration(
   const notMovedSet = new Set(notMoved);
   const travellers = (resumed ? all : [...pushed]).filter((a) => !notMovedSet.has(a));
   const back = new Set<Addr>();
-  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true);
+  let lastBackAt = t;
+  const noteBack = (ts: number): void => {
+    lastBackAt = Math.max(lastBackAt, ts);
+  };
+  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true, noteBack);
   for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
     const late = travellers.filter((a) => !back.has(a));
     if (late.length === 0) break;
@@ -281,6 +295,12 @@ async function runMigration(
         for (const a of found) {
           for (let i = 0; i < PUSHES; i++) {
             ctx.checkpoint();
+            if (i > 0)
+              await again.driver.setGroup(a, groupOf(a), {
+                priority: 'bulk',
+                attempts: 2,
+                signal: ctx.signal,
+              });
             await again.driver.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
             repushed++;
             const st = await again.driver.statusUnicast(a, groupOf(a), {
@@ -297,7 +317,7 @@ async function runMigration(
       await goHome(again.driver, to, log);
       again.release();
     }
-    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES);
+    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES, noteBack);
   }
   // Not back: their own restores end here (a scan of both channels finds them).
   recovery.drop(travellers.filter((a) => !back.has(a)));
@@ -319,7 +339,9 @@ async function runMigration(
     to: { rf: to, channel: describeRf(to) },
     resumed,
     seconds: sec(clock.now() - t0),
+    last_back_s: back.size > 0 ? sec(lastBackAt - t0) : null,
     phases_s: {
+      record: sec(recordMs),
       prepare: sec(phase.prepare),
       push: sec(phase.push),
       verify: sec(phase.verify),
@@ -345,135 +367,4 @@ async function runMigration(
   };
   log.info({ network: net.id, ...result.summary, seconds: result.seconds }, 'RF migration done');
   return result;
-}
-
-/**
- * Who of `addrs` is on the gateway's current channel: DEVICES to every group is answered by
- * the nodes bound to this gateway and by unbound ones (a node bound to another gateway
- * ignores it, W§8.2), in `rounds` single rounds of 0.8 s (the window stays open while replies
- * keep coming). A node reporting another group than its stored one rebooted meanwhile and is
- * unbound: it gets its SET_GROUP first, or it would ignore the RF_CONFIG.
- */
-async function stillOnOld(
-  face: GatewayDriver,
-  addrs: ReadonlySet<Addr>,
-  ctx: TaskContext,
-  groupOf: (a: Addr) => number,
-  rounds: number,
-): Promise<Addr[]> {
-  const heard = new Map<Addr, number>();
-  for (let i = 0; i < rounds; i++) {
-    ctx.checkpoint();
-    const got = await face.discover({
-      groupId: 255,
-      rounds: 1,
-      windowMs: ROUND_WINDOW_MS,
-      priority: 'bulk',
-      signal: ctx.signal,
-    });
-    for (const r of got) {
-      if (r.source === 'announcement' || !addrs.has(r.addr)) continue;
-      heard.set(r.addr, r.reply.groupId);
-    }
-  }
-  const out: Addr[] = [];
-  for (const [a, reported] of heard) {
-    ctx.checkpoint();
-    if (reported !== groupOf(a)) {
-      const b = await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal });
-      if (!b.ok || !b.value.ok) continue;
-    }
-    out.push(a);
-  }
-  return out;
-}
-
-/** Waits for the gateway's readiness event after its reboot, on the new settings. */
-function waitGateway(
-  gw: LeasableDriver,
-  rf: RfConfig,
-  clock: RfMovesDeps['clock'],
-  ms: number,
-  signal: AbortSignal,
-): Promise<void> {
-  const back = (): boolean => gw.readiness().ready && sameRf(gw.radioSettings().rf, rf);
-  if (back()) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const done = (err?: Error): void => {
-      off();
-      timer.cancel();
-      signal.removeEventListener('abort', onAbort);
-      if (err) reject(err);
-      else resolve();
-    };
-    const off = gw.on('readiness', () => {
-      if (back()) done();
-    });
-    const timer = clock.setTimeout(
-      () =>
-        done(
-          new Error(
-            `the gateway did not come back on ${describeRf(rf)} within ${ms / 1000} s (start the migration again to retry: it resumes)`,
-          ),
-        ),
-      ms,
-    );
-    const onAbort = (): void => done(new Error('cancelled'));
-    signal.addEventListener('abort', onAbort);
-  });
-}
-
-/**
- * Follows moved nodes home for up to `ms`: nodes with a group through the recovery sweep
- * (SET_GROUP to their stored group), nodes in group 0 through their boot announcement.
- * Adds the ones back (online, group confirmed, heard since `since`) to `back`.
- */
-async function follow(
-  deps: RfMovesDeps,
-  ctx: TaskContext,
-  meta: Record<string, unknown>,
-  addrs: readonly Addr[],
-  back: Set<Addr>,
-  since: number,
-  ms: number,
-  /** End early once the recovery stalls (no node back for a while): stragglers are due. */
-  stall: boolean,
-): Promise<void> {
-  const { registry, recovery, clock } = deps;
-  const begun = clock.now();
-  let lastBack = begun;
-  const grouped = addrs.filter((a) => (registry.find(a)?.groupId ?? 0) !== 0);
-  const own = new Set(recovery.add(grouped, 'manual', { settle: false }));
-  const open = new Set(addrs.filter((a) => !back.has(a)));
-  const until = clock.now() + ms;
-  try {
-    while (open.size > 0 && clock.now() < until) {
-      for (const a of [...open]) {
-        const d = registry.find(a);
-        if (!d) {
-          open.delete(a);
-          continue;
-        }
-        if (
-          !recovery.isRejoining(a) &&
-          d.last_seen_ts * 1000 >= since &&
-          registry.linkState(d) === 'online' &&
-          !d.group_pending
-        ) {
-          back.add(a);
-          open.delete(a);
-          lastBack = clock.now();
-        }
-      }
-      const now = clock.now();
-      if (stall && now - begun >= STALL_MIN_MS && now - lastBack >= STALL_MS) break;
-      ctx.setMeta({ ...meta, stage: 'rebind', index: back.size, total: addrs.length });
-      if (open.size === 0) break;
-      await pause(clock, 250, ctx.signal);
-      ctx.checkpoint();
-    }
-  } finally {
-    // Cancelled: the migration's own restores end (the nodes stay where they are).
-    if (ctx.signal.aborted) recovery.drop([...own].filter((a) => open.has(a)));
-  }
 }
