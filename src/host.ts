@@ -35,6 +35,7 @@ import { createWifi, processRunner, type CommandRunner } from './services/wifi/i
 import type { SimOnMemory } from './sim/sim-host.ts';
 import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
 import { Radio } from './gateway/radio.ts';
+import type { LeasableDriver } from './gateway/lease.ts';
 import { createNetworks } from './services/networks/index.ts';
 import { wireNetworksEvents } from './host-networks.ts';
 import { createGatewayScanner, type DetectOverride } from './host-rescan.ts';
@@ -119,6 +120,10 @@ export async function startHost(
     throw err;
   }
 }
+
+/** The RF tasks need the driver's lease (every gateway driver has one; a test double may not). */
+const leasable = (d: GatewayDriver): LeasableDriver | null =>
+  typeof (d as Partial<LeasableDriver>).lease === 'function' ? (d as LeasableDriver) : null;
 
 /** MAC text compared case- and separator-blind. */
 const macKey = (m: string | null | undefined): string => (m ?? '').replace(/[^0-9a-f]/gi, '').toUpperCase();
@@ -320,15 +325,17 @@ async function startOn(
       registry,
       recovery: devices.recovery,
       driver,
-      // One gateway serves every network; with several, the one bound to the network.
       gatewayOf: (id) => {
-        if (drivers.length === 1) return drivers[0]!;
-        const bound = drivers.find((_, i) => radio.networkOfGateway(i) === id);
-        if (bound) return bound;
+        const live = radio.live().map((g) => g.driver);
+        const bound = radio.gateways.findIndex((_, i) => radio.networkOfGateway(i) === id);
+        if (bound >= 0) return leasable(radio.gateways[bound]!.driver);
         // A gateway held in conflict with its network still serves the RF tasks (the
         // conflict's resolution "move the nodes to the gateway's channel" is a migration).
         const mac = macKey(store.state.networks.find((n) => n.id === id)?.gateway_mac);
-        return mac ? (drivers.find((d) => macKey(d.readiness().gateway_mac) === mac) ?? null) : null;
+        const held = mac ? live.find((d) => macKey(d.readiness().gateway_mac) === mac) : undefined;
+        if (held) return leasable(held);
+        // One gateway, one network (not identified yet, e.g. a migration resuming at start).
+        return live.length === 1 && store.state.networks.length === 1 ? leasable(live[0]!) : null;
       },
     }),
   };
