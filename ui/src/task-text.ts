@@ -1,6 +1,7 @@
 /** Human words for tasks: names, progress lines, end-of-task toasts. */
 import { devices } from './store.ts';
 import type { Task } from './types.ts';
+import { RF_TASKS, rfTaskEnd, rfTaskMessage } from './networks/rf-task-words.ts';
 
 /** Option labels by key ("led_briS" → "Default Brightness (briS)"), filled from the options schema. */
 export const optionLabels = new Map<string, string>();
@@ -22,22 +23,6 @@ export const TASK_LABEL: Record<string, string> = {
   channel_scan: 'Channel scan',
   rf_rescue: 'Bring home',
 };
-
-/** The RF tasks' stages (rf_migration, channel_scan, rf_rescue) in an operator's words. */
-export const RF_STAGES: Record<string, string> = {
-  find: 'finding the nodes still on the old channel',
-  push: 'telling the nodes their new channel',
-  verify: 'checking nobody still answers on the old channel',
-  gateway: 'moving the gateway (it restarts)',
-  stragglers: 'looking for nodes left behind',
-  rebind: 'putting the nodes back into their groups',
-  switch: 'tuning the gateway',
-  listen: 'listening for nodes',
-  bind: 'binding the node on its channel',
-  restore: 'returning the gateway to its channel',
-  home: 'waiting for the nodes to come home',
-};
-const RF_TASKS = new Set(['rf_migration', 'channel_scan', 'rf_rescue']);
 
 export const taskLabel = (name: string): string => TASK_LABEL[name] ?? name;
 
@@ -65,10 +50,7 @@ export function taskMessage(t: Task): string {
   if (typeof m === 'string' && m) return m;
   const stage = t.meta.stage;
   if (typeof stage !== 'string') return '';
-  if (!RF_TASKS.has(t.name)) return stage;
-  const words = RF_STAGES[stage] ?? (stage === 'start' ? 'starting' : stage);
-  const channel = typeof t.meta.channel === 'string' ? ` · ${t.meta.channel}` : '';
-  return `${taskLabel(t.name)}: ${words}${channel}`;
+  return RF_TASKS.has(t.name) ? rfTaskMessage(t, taskLabel(t.name)) : stage;
 }
 
 export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
@@ -126,34 +108,10 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
         ok: true,
       };
     }
-    case 'rf_migration': {
-      const sum = (r.summary ?? {}) as Record<string, unknown>;
-      const to = (r.to ?? {}) as { channel?: string };
-      const left = (num(sum.not_moved) ?? 0) + (num(sum.stranded) ?? 0);
-      const off = num(sum.skipped_offline) ?? 0;
-      const parts = [`${num(sum.rebound) ?? 0} of ${num(sum.devices) ?? 0} back in their groups`];
-      if (off) parts.push(`${off} offline left behind`);
-      if (left) parts.push(`${left} not moved or stranded`);
-      return {
-        text: `Moved ${String(r.network_name ?? 'the network')} to ${to.channel ?? '?'}: ${parts.join(', ')}`,
-        ok: left === 0,
-      };
-    }
-    case 'channel_scan': {
-      const sum = (r.summary ?? {}) as Record<string, unknown>;
-      return {
-        text: `Channel scan: ${num(sum.channels) ?? 0} channels, ${num(sum.known) ?? 0} known and ${num(sum.unknown) ?? 0} unknown nodes heard`,
-        ok: r.returned_home !== false,
-      };
-    }
-    case 'rf_rescue': {
-      const nodes = Array.isArray(r.nodes) ? (r.nodes as { outcome?: string }[]) : [];
-      const home = nodes.filter((n) => n.outcome === 'home').length;
-      return {
-        text: `Bring home: ${home} of ${nodes.length} back in their group`,
-        ok: home === nodes.length,
-      };
-    }
+    case 'rf_migration':
+    case 'channel_scan':
+    case 'rf_rescue':
+      return rfTaskEnd(t.name, r);
     default:
       return { text: `${label} done`, ok: true };
   }

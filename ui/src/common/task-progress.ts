@@ -3,7 +3,7 @@
  * done/total counts, how far along (0..1) and an estimate of the time left from the
  * rate so far in this phase. Pure: the status bar tracks when each phase began.
  */
-import { RF_STAGES } from '../task-text.ts';
+import { RF_STAGES } from '../networks/rf-task-words.ts';
 import type { Task } from '../types.ts';
 
 export interface ProgressView {
