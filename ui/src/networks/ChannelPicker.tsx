@@ -67,7 +67,7 @@ export function ChannelPicker({
                 type="radio"
                 name="channel"
                 value={c.id}
-                disabled={by !== null}
+                disabled={by !== null || mine}
                 checked={value.channel_id === c.id}
                 onChange={() => onChange({ region: value.region, channel_id: c.id })}
               />{' '}
