@@ -185,6 +185,33 @@ describe('the Networks dialog actions', () => {
     });
   }, 120_000);
 
+  it('lists-pinned-nodes-before-a-swap-and-unpins-them-with-one-click', async () => {
+    await withHost({ nodes: 3, seed: 13 }, async (h) => {
+      const rows = await discoverAll(h, { newGroupName: 'Gates' });
+      const [a, c] = [rows[0]!, rows[1]!];
+      const sim = h.host.sim!;
+      // Pinned on their own settings pages; a status poll reports it.
+      sim.fleet.faults.masterPersistence(true, a.addr);
+      sim.fleet.faults.masterPersistence(true, c.addr);
+      const st = await h.post<{ task: TaskSnapshot }>('/api/status', {});
+      await h.waitTask(st.body.task.id);
+      const page = b.page;
+      await page.goto(h.url + '/');
+      const dialog = await openNetworks(page);
+      const card = dialog.getByTestId('network-card-1');
+      await card.getByRole('button', { name: 'Pinned nodes' }).click();
+      const list = card.getByTestId('pinned-1');
+      await list.getByText(/2 nodes of Network 1 are pinned/).waitFor();
+      await list.getByTestId(`pinned-row-${a.addr}`).getByRole('button', { name: 'Unpin' }).click();
+      await list.getByTestId(`pinned-row-${a.addr}`).waitFor({ state: 'detached' });
+      await list.getByText(/1 node of Network 1 is pinned/).waitFor();
+      const left = (await h.get<{ pinned: { addr: string }[] }>('/api/networks/1/pinned')).body.pinned;
+      expect(left.map((p) => p.addr)).toEqual([c.addr]);
+      expect(sim.fleet.node(a.addr)!.configByte & 0x02).toBe(0);
+      expect(b.errors).toEqual([]);
+    });
+  }, 120_000);
+
   it('shows-a-conflict-with-its-fields-and-three-resolutions-and-retunes-the-gateway', async () => {
     await withHost({ nodes: 2, seed: 5, simGateways: 2 }, async (h) => {
       await discoverAll(h);
