@@ -2,8 +2,8 @@
  * The Networks dialog's actions (issues 26/27) in the real browser against simulated
  * gateways: create (occupied channel greyed, the host's refusal shown as worded), rename,
  * delete (refused while not empty, then done); a gateway in no network assigned as the
- * replacement of a network and as a new network; a conflict with its differing fields and
- * three resolutions, the gateway retuned; a move to another channel reaching done; a scan
+ * replacement of a network and as a new network; pinned nodes listed and unpinned; a conflict with its differing fields and
+ * three resolutions, the gateway retuned or the nodes moved to it; a move to another channel reaching done; a scan
  * finding a stranded node and Bring home putting it back in its group.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -42,6 +42,9 @@ export function MoveNetworkDialog({
   onClose: () => void;
 }) {
   const n = networksById.value.get(networkId);
+  // A move left half-done (cancelled, a power cut) is finished to the same channel first.
+  const resuming = !target && n?.migration ? n.migration.to : null;
+  const fixed = target ?? resuming ?? undefined;
   const [channel, setChannel] = useState<ChannelChoice>({
     region: (n?.region as Region | null | undefined) ?? 'EU868',
     channel_id: null,
@@ -61,8 +64,8 @@ export function MoveNetworkDialog({
   const running = taskId !== null && t?.id === taskId && t.state === 'running';
   const result =
     taskId !== null && t?.id === taskId && t.state === 'done' ? (t.result as MigrationResult) : null;
-  const to: ChannelPick | null = target
-    ? { rf: target }
+  const to: ChannelPick | null = fixed
+    ? { rf: fixed }
     : channel.channel_id !== null
       ? { region: channel.region, channel_id: channel.channel_id }
       : null;
@@ -86,9 +89,10 @@ export function MoveNetworkDialog({
           checks that none still answers on the old one, moves the gateway (it restarts) and puts every node
           back into its group. A power cut or crash in the middle resumes at the next start.
         </p>
-        {target ? (
+        {fixed ? (
           <p data-testid="move-target">
-            To the gateway's settings: <strong>{channelText(target)}</strong>
+            {resuming ? 'Finish the interrupted move to' : "To the gateway's settings:"}{' '}
+            <strong>{channelText(fixed)}</strong>
           </p>
         ) : (
           taskId === null && <ChannelPicker value={channel} onChange={setChannel} selfId={networkId} />
