@@ -332,9 +332,13 @@ async function startOn(
       recovery: devices.recovery,
       driver,
       // The gateway bound to the network, or attached but held for it (a conflict being
-      // resolved by moving the nodes to the gateway's channel).
+      // resolved by moving the nodes to the gateway's channel); with one gateway and one
+      // network, that gateway even before it identified itself (a migration resuming at start).
       gatewayOf: (id) => {
-        const d = radio.gatewayFor(id);
+        const live = radio.live();
+        const d =
+          radio.gatewayFor(id) ??
+          (live.length === 1 && store.state.networks.length === 1 ? live[0]!.driver : null);
         return d && isLeasable(d) ? d : null;
       },
     }),

@@ -30,6 +30,13 @@ interface Overlay {
 const row0 = (page: Page) => page.locator('[data-testid=device-table] [role=row][data-addr]').first();
 const click = (page: Page, name: string) => page.getByRole('button', { name, exact: true }).click();
 
+/** The Networks dialog, from Settings (its sub-dialogs open from it). */
+async function openNetworksDialog(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await click(page, 'Networks…');
+  await page.locator('dialog[open][data-testid=networks-dialog] [data-testid=network-card-1]').waitFor();
+}
+
 /** Every overlay of the UI, by its Modal testId or its <details> class. */
 const OVERLAYS: Record<string, Overlay> = {
   'discover-dialog': { kind: 'dialog', open: (p) => click(p, 'Discover…') },
@@ -57,6 +64,27 @@ const OVERLAYS: Record<string, Overlay> = {
     open: async (p) => {
       await p.getByRole('button', { name: 'Settings' }).click();
       await click(p, 'Networks…');
+    },
+  },
+  'network-create': {
+    kind: 'dialog',
+    open: async (p) => {
+      await openNetworksDialog(p);
+      await click(p, 'New network…');
+    },
+  },
+  'network-move': {
+    kind: 'dialog',
+    open: async (p) => {
+      await openNetworksDialog(p);
+      await click(p, 'Move to another channel…');
+    },
+  },
+  'channel-scan': {
+    kind: 'dialog',
+    open: async (p) => {
+      await openNetworksDialog(p);
+      await click(p, 'Scan channels…');
     },
   },
   'device-detail': {

@@ -1,6 +1,7 @@
 /** Human words for tasks: names, progress lines, end-of-task toasts. */
 import { devices } from './store.ts';
 import type { Task } from './types.ts';
+import { RF_TASKS, rfTaskEnd, rfTaskMessage } from './networks/rf-task-words.ts';
 
 /** Option labels by key ("led_briS" → "Default Brightness (briS)"), filled from the options schema. */
 export const optionLabels = new Map<string, string>();
@@ -18,6 +19,9 @@ export const TASK_LABEL: Record<string, string> = {
   fwupdate: 'Firmware update',
   restore_groups: 'Restore groups',
   link_test: 'Link test',
+  rf_migration: 'Channel move',
+  channel_scan: 'Channel scan',
+  rf_rescue: 'Bring home',
 };
 
 export const taskLabel = (name: string): string => TASK_LABEL[name] ?? name;
@@ -45,7 +49,8 @@ export function taskMessage(t: Task): string {
   const m = t.meta.message;
   if (typeof m === 'string' && m) return m;
   const stage = t.meta.stage;
-  return typeof stage === 'string' ? stage : '';
+  if (typeof stage !== 'string') return '';
+  return RF_TASKS.has(t.name) ? rfTaskMessage(t, taskLabel(t.name)) : stage;
 }
 
 export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
@@ -103,6 +108,10 @@ export function describeTaskEnd(t: Task): { text: string; ok: boolean } {
         ok: true,
       };
     }
+    case 'rf_migration':
+    case 'channel_scan':
+    case 'rf_rescue':
+      return rfTaskEnd(t.name, r);
     default:
       return { text: `${label} done`, ok: true };
   }

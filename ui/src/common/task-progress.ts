@@ -3,6 +3,7 @@
  * done/total counts, how far along (0..1) and an estimate of the time left from the
  * rate so far in this phase. Pure: the status bar tracks when each phase began.
  */
+import { RF_STAGES } from '../networks/rf-task-words.ts';
 import type { Task } from '../types.ts';
 
 export interface ProgressView {
@@ -26,6 +27,7 @@ const PHASES: Record<string, string> = {
   UNPARK: 'placing nodes in their groups',
   POLL: 'polling',
   FOLLOW_UP: 'asking silent devices one by one',
+  ...RF_STAGES,
 };
 
 /** `phaseElapsedS`: seconds since this phase (see `key`) began; `foundSoFar`: the most found so far. */

@@ -86,6 +86,37 @@ const TASKS: [string, string][] = [
   ['failed', 'Stopped by an error; the message says which step.'],
 ];
 
+const NETWORK_ACTIONS: [string, string][] = [
+  [
+    'New network…',
+    'A name and a channel from the firmware’s table (region, channel 1–5); channels another network uses are greyed and name it. The network starts without a gateway.',
+  ],
+  [
+    'Rename / Delete',
+    'On each network’s card. Only an empty network (no devices, no gateway) can be deleted: the host says why otherwise.',
+  ],
+  [
+    'Assign…',
+    'A gateway in no network carries no traffic until assigned: as a new network (it keeps its channel) or as the replacement of a network whose gateway is missing — that network’s pinned nodes are listed first, with Unpin.',
+  ],
+  [
+    'CONFLICT',
+    'The network’s gateway is tuned differently from its nodes. The card shows the differing settings and three ways out: Retune the gateway (nodes stay), Move the nodes… (to the gateway’s channel), Adopt the gateway’s settings… (strands the nodes until scanned and brought home).',
+  ],
+  [
+    'Move to another channel…',
+    'Task “Channel move”: every online node is told its new channel, then the gateway moves and every node is put back into its group. The preview counts online, offline and pinned devices; offline ones stay behind unless you refuse to start. Progress and Cancel in the dialog and the status bar.',
+  ],
+  [
+    'Scan channels… / Bring home',
+    'Task “Channel scan”: the gateway visits the other channels and lists who it hears, known (with their network) or unknown; nodes bound to another network’s gateway cannot hear it. A known node heard off its network’s channel gets Bring home: back in its network and group.',
+  ],
+  [
+    'Pinned nodes',
+    'Nodes with master persistence on ignore any other gateway: unpin them before swapping a gateway, while the old one still reaches them.',
+  ],
+];
+
 function Table({ rows, testId }: { rows: [string, string][]; testId?: string }) {
   return (
     <table class="plain help-table" data-testid={testId}>
@@ -125,6 +156,10 @@ export function HelpPage() {
         <p class="muted">
           Long tasks show what they found of how many they expect, the phase and an estimate of the time left.
         </p>
+      </section>
+      <section>
+        <h2>Networks dialog (⚙ Settings → Networks…, or a network pill)</h2>
+        <Table rows={NETWORK_ACTIONS} testId="help-networks" />
       </section>
       <section>
         <h2>Race day</h2>

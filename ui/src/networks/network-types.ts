@@ -5,7 +5,7 @@ import type { Gateway } from '../types.ts';
 export type { RfConfig };
 
 /** ready · not_ready (attached, not ready) · missing (not attached) · no_gateway (none assigned). */
-export type NetworkState = 'ready' | 'not_ready' | 'missing' | 'no_gateway';
+export type NetworkState = 'ready' | 'not_ready' | 'conflict' | 'missing' | 'no_gateway';
 
 export interface NetworkInfo {
   id: number;
@@ -16,6 +16,9 @@ export interface NetworkInfo {
   device_count: number;
   online_count: number;
   rf: RfConfig | null;
+  /** The table channel `rf` is on (null when custom or not known yet). */
+  region?: 'EU868' | 'US915' | null;
+  channel_id?: number | null;
   /** Added by the channel-plan work: the gateway's RF differs from the network's record. */
   conflict?: { gateway_rf: RfConfig | null; fields: string[] } | null;
   migration?: { from: RfConfig; to: RfConfig; started_ts: number } | null;

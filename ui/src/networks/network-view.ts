@@ -26,6 +26,17 @@ const STATE_TONE: Record<string, Tone> = {
   ERROR: 'bad',
 };
 
+/** Radio settings in an operator's words (a conflict's differing fields). */
+export const RF_FIELDS: Record<keyof RfConfig, { label: string; show: (v: number) => string }> = {
+  freqHz: { label: 'Frequency', show: (v) => `${(v / 1e6).toFixed(3)} MHz` },
+  bwKhzX10: { label: 'Bandwidth', show: (v) => `${v / 10} kHz` },
+  sf: { label: 'Spreading factor', show: (v) => `SF${v}` },
+  crDen: { label: 'Coding rate', show: (v) => `4/${v}` },
+  syncWord: { label: 'Sync word', show: (v) => `0x${v.toString(16).toUpperCase().padStart(2, '0')}` },
+  txPowerDbm: { label: 'TX power', show: (v) => `${v} dBm` },
+  preamble: { label: 'Preamble', show: (v) => `${v} symbols` },
+};
+
 /** "EU868 ch 2 · 868.2 MHz" (the firmware's table), "custom · …", or a note while unknown. */
 export const channelText = (rf: RfConfig | null | undefined): string =>
   rf ? describeRf(rf) : 'channel not known yet';
@@ -64,7 +75,7 @@ export function networkStatus(
     return {
       tone: 'warn',
       word: 'CONFLICT',
-      text: `Its gateway is tuned differently (${n.conflict.fields.join(', ') || 'radio settings'}): its devices are not heard`,
+      text: `Its gateway is tuned differently (${n.conflict.fields.map((f) => RF_FIELDS[f as keyof RfConfig]?.label.toLowerCase() ?? f).join(', ') || 'radio settings'}): its devices are not heard`,
     };
   if (state === 'not_ready') {
     const lost = Boolean(gw?.last_error) || typeof gw?.next_retry_in_s === 'number';

@@ -1,0 +1,111 @@
+/**
+ * A network card's actions: rename (inline), move to another channel, scan channels,
+ * delete (the host refuses while devices or a gateway remain, and says so), and — before
+ * swapping its gateway — its pinned nodes with Unpin. Sub-dialogs open through `open`.
+ */
+import { useState } from 'preact/hooks';
+import { confirmAction } from '../dialogs/confirm.tsx';
+import { toast } from '../toasts.ts';
+import { deleteNetwork, errorText, renameNetwork } from './network-api.ts';
+import type { NetworkInfo } from './network-types.ts';
+import { PinnedNodes } from './PinnedNodes.tsx';
+
+export type SubDialog =
+  | { kind: 'create' }
+  | { kind: 'move'; id: number; target?: NetworkInfo['rf'] }
+  | { kind: 'scan'; id: number };
+
+export function NetworkActions({ n, open }: { n: NetworkInfo; open: (s: SubDialog) => void }) {
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState(n.name);
+  const [error, setError] = useState<string | null>(null);
+  const [pinnedShown, setPinnedShown] = useState(false);
+  const rename = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await renameNetwork(n.id, name.trim());
+      setRenaming(false);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  const remove = async (): Promise<void> => {
+    setError(null);
+    const ok = await confirmAction({
+      title: `Delete network '${n.name}'?`,
+      body: 'Only an empty network can be deleted: no devices and no gateway assigned.',
+      confirm: 'Delete',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await deleteNetwork(n.id);
+      toast(`Network '${n.name}' deleted`);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  const onAir = n.state === 'ready';
+  return (
+    <div class="net-actions">
+      {renaming ? (
+        <form class="net-rename" onSubmit={rename}>
+          <input
+            aria-label="New name"
+            maxLength={48}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <button type="submit" class="primary small" disabled={!name.trim()}>
+            Save
+          </button>
+          <button type="button" class="small" onClick={() => setRenaming(false)}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <div class="net-buttons">
+          <button
+            type="button"
+            class="small"
+            onClick={() => {
+              setName(n.name);
+              setRenaming(true);
+            }}
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            class="small"
+            disabled={!onAir}
+            onClick={() => open({ kind: 'move', id: n.id })}
+          >
+            Move to another channel…
+          </button>
+          <button
+            type="button"
+            class="small"
+            disabled={!onAir}
+            onClick={() => open({ kind: 'scan', id: n.id })}
+          >
+            Scan channels…
+          </button>
+          <button type="button" class="small" disabled={!onAir} onClick={() => setPinnedShown(!pinnedShown)}>
+            {pinnedShown ? 'Hide pinned nodes' : 'Pinned nodes'}
+          </button>
+          <button type="button" class="small danger" onClick={() => void remove()}>
+            Delete
+          </button>
+        </div>
+      )}
+      {pinnedShown && onAir && <PinnedNodes networkId={n.id} networkName={n.name} />}
+      {error && (
+        <p class="error-text" role="alert" data-testid="network-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
