@@ -35,7 +35,7 @@ import {
   tuneVolatile,
   type RfMovesDeps,
 } from './common.ts';
-import { follow, stillOnOld, waitGateway } from './migration-steps.ts';
+import { follow, rebindPass, stillOnOld, waitGateway } from './migration-steps.ts';
 
 export interface MigrateRequest {
   networkId: number;
@@ -176,6 +176,8 @@ async function runMigration(
   let repushed = 0;
   const phase = { prepare: 0, push: 0, verify: 0, gateway: 0, rebind: 0 };
   let gatewayMoved = false;
+  // From the gateway step on, the moved nodes are the rebind's (not the sweep's).
+  let unclaim = (): void => {};
   const lease = takeLease(gw, net, `moving to ${describeRf(to)}`, 'rf_migration');
   const face = lease.driver;
   try {
@@ -243,6 +245,9 @@ async function runMigration(
     t = clock.now();
     ctx.checkpoint();
     ctx.setMeta({ ...meta, stage: 'gateway', index: 0, total: 1 });
+    // Its reconnect makes them rejoining (recovery.onConnected): the targeted pass below
+    // rebinds them, the sweep would only double the traffic.
+    unclaim = recovery.claim(all);
     const set = await face.setGatewayRf(to, true);
     if (!set.ok)
       throw new Error(
@@ -260,7 +265,10 @@ async function runMigration(
     log.info({ network: net.id, rf: describeRf(to) }, 'network gateway on its new channel');
     phase.gateway = clock.now() - t;
   } finally {
-    if (!gatewayMoved) await goHome(face, from, log);
+    if (!gatewayMoved) {
+      unclaim();
+      await goHome(face, from, log);
+    }
     lease.release();
   }
   // Rebind: the recovery sweep puts every moved node back in its group.
@@ -272,7 +280,48 @@ async function runMigration(
   const noteBack = (ts: number): void => {
     lastBackAt = Math.max(lastBackAt, ts);
   };
-  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true, noteBack);
+  // Every moved node is up unbound on B by now: one targeted SET_GROUP pass first; the
+  // recovery sweep (and the nodes' announcements, for group 0) follow the rest.
+  ctx.setMeta({ ...meta, stage: 'rebind', index: 0, total: travellers.length });
+  const grouped = travellers.filter((a) => groupOf(a) !== 0);
+  // Rejoining while the pass runs (a status poll does not call them offline); any proof of
+  // binding (this pass's ACK, an announcement's immediate restore) resolves them.
+  recovery.add(grouped, 'manual', { settle: false });
+  const pendingCount = (): number => grouped.filter((a) => recovery.isRejoining(a)).length;
+  try {
+    await rebindPass(
+      gw,
+      grouped,
+      groupOf,
+      clock,
+      ctx,
+      (a) => !recovery.isRejoining(a),
+      () => {
+        noteBack(clock.now());
+        ctx.setMeta({
+          ...meta,
+          stage: 'rebind',
+          index: grouped.length - pendingCount(),
+          total: travellers.length,
+        });
+      },
+    );
+  } finally {
+    unclaim();
+  }
+  for (const a of grouped) if (!recovery.isRejoining(a)) back.add(a);
+  ctx.checkpoint();
+  await follow(
+    deps,
+    ctx,
+    meta,
+    travellers.filter((a) => !back.has(a)),
+    back,
+    t,
+    REBIND_WAIT_MS,
+    true,
+    noteBack,
+  );
   for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
     const late = travellers.filter((a) => !back.has(a));
     if (late.length === 0) break;
