@@ -14,9 +14,8 @@ import { pause, type RfMovesDeps } from './common.ts';
 
 /** One DEVICES round's window (see scan.ts). */
 const ROUND_WINDOW_MS = 800;
-/** The first rebind ends early when no node came back for this long (after the minimum). */
+/** A follow ends early when no node came back for this long (after its minimum). */
 const STALL_MS = 6000;
-const STALL_MIN_MS = 12_000;
 /** While waiting for the gateway after its reboot: how often a pending backoff is cut short. */
 const NUDGE_MS = 1500;
 
@@ -172,8 +171,11 @@ export async function follow(
   back: Set<Addr>,
   since: number,
   ms: number,
-  /** End early once the recovery stalls (no node back for a while): stragglers are due. */
-  stall: boolean,
+  /**
+   * End early once the recovery stalls (no node back for STALL_MS, and at least this long
+   * followed): stragglers are due. Null: follow for the whole `ms`.
+   */
+  stallMinMs: number | null,
   onBack: (ts: number) => void,
 ): Promise<void> {
   const { registry, recovery, clock } = deps;
@@ -204,7 +206,7 @@ export async function follow(
         }
       }
       const now = clock.now();
-      if (stall && now - begun >= STALL_MIN_MS && now - lastBack >= STALL_MS) break;
+      if (stallMinMs !== null && now - begun >= stallMinMs && now - lastBack >= STALL_MS) break;
       ctx.setMeta({ ...meta, stage: 'rebind', index: back.size, total: addrs.length });
       if (open.size === 0) break;
       await pause(clock, 250, ctx.signal);

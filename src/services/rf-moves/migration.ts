@@ -79,14 +79,28 @@ export interface MigrationResult {
 }
 
 const PUSHES = 3;
-const QUIET_ROUNDS = 1;
+/**
+ * Quiet verification rounds that end it. One missed a node now and then: a node that lost
+ * its push (5 % loss) and whose DEVICES exchange in the one quiet round failed too (~10 %)
+ * stayed on A, found only by the straggler search ≥ 30 s later. A second round costs ~1 s.
+ */
+const QUIET_ROUNDS = 2;
 const VERIFY_MAX_ROUNDS = 8;
-/** How long the rebind waits before it looks for stragglers on the old channel (once). */
-const REBIND_WAIT_MS = 45_000;
-/** Searches of the old channel for nodes that did not come back. */
+/**
+ * After the targeted pass (4 tries each), how long the sweep follows the nodes it missed
+ * before the old channel is searched for them; at least REBIND_STALL_MIN_MS, then it ends
+ * once no node came back for 6 s.
+ */
+const REBIND_WAIT_MS = 20_000;
+const REBIND_STALL_MIN_MS = 6000;
+/**
+ * Searches of the old channel for nodes that did not come back (the second only when the
+ * first found some there: a node on a marginal link is not fetched by waiting longer).
+ */
 const STRAGGLER_PASSES = 2;
-/** How long a later rebind follows the fetched stragglers. */
-const STRAGGLER_WAIT_MS = 20_000;
+/** How long a later rebind follows the fetched stragglers (reboot ≈ 5 s, then the sweep). */
+const STRAGGLER_WAIT_MS = 12_000;
+const STRAGGLER_STALL_MIN_MS = 7000;
 const GATEWAY_BACK_MS = 20_000;
 
 /** Checks a request; returns the old channel (400s name the field or the other network). */
@@ -213,9 +227,9 @@ async function runMigration(
     }
     phase.push = clock.now() - t;
     t = clock.now();
-    // Whoever still answers on A missed the push: pushed again (≤ 3 times each). One quiet
-    // round ends it: a node that misses it too (loss) is fetched as a straggler below, and
-    // the nodes' boot announcements should find the gateway on B already.
+    // Whoever still answers on A missed the push: pushed again (≤ 3 times each). Two quiet
+    // rounds in a row end it (QUIET_ROUNDS); a node that misses both too (loss) is fetched
+    // as a straggler below.
     const pushes = new Map<Addr, number>();
     for (let round = 1, quiet = 0; quiet < QUIET_ROUNDS && round <= VERIFY_MAX_ROUNDS; round++) {
       ctx.checkpoint();
@@ -319,7 +333,7 @@ async function runMigration(
     back,
     t,
     REBIND_WAIT_MS,
-    true,
+    REBIND_STALL_MIN_MS,
     noteBack,
   );
   for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
@@ -327,6 +341,7 @@ async function runMigration(
     if (late.length === 0) break;
     // Missed by the verification (loss) and still bound on A, or rebooted there: fetch them.
     ctx.setMeta({ ...meta, stage: 'stragglers', index: 0, total: late.length });
+    let foundOnOld = 0;
     const again = takeLease(gw, net, `fetching stragglers from ${describeRf(from)}`, 'rf_migration');
     try {
       if ((await tuneVolatile(again.driver, from)) === null) {
@@ -360,13 +375,15 @@ async function runMigration(
             if (!st.ok) break;
           }
         }
+        foundOnOld = found.size;
         log.info({ network: net.id, found: found.size, late: late.length }, 'RF migration stragglers pushed');
       }
     } finally {
       await goHome(again.driver, to, log);
       again.release();
     }
-    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES, noteBack);
+    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, STRAGGLER_STALL_MIN_MS, noteBack);
+    if (foundOnOld === 0) break;
   }
   // Not back: their own restores end here (a scan of both channels finds them).
   recovery.drop(travellers.filter((a) => !back.has(a)));
