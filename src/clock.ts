@@ -69,8 +69,12 @@ export function sleepOn(clock: Pick<Clock, 'setTimeout'>, ms: number, signal?: A
   });
 }
 
-/** A file-system request of this process is in flight (libuv's FSReqCallback / FSReqPromise). */
-const fsInFlight = (): boolean => process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq'));
+/**
+ * A file-system request of this process is in flight: libuv's FSReqCallback / FSReqPromise,
+ * or the CloseReq of a file handle being closed (part of every durable write).
+ */
+const fsInFlight = (): boolean =>
+  process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq') || r === 'CloseReq');
 
 interface SteppedTimer {
   at: number;
