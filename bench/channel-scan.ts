@@ -75,6 +75,8 @@ async function withFleet<T>(
 }
 
 interface ScanOut {
+  seed: number;
+  outcome: string | null;
   found: boolean;
   scanS: number;
   rescueS: number | null;
@@ -109,6 +111,7 @@ async function scanSeed(seed: number): Promise<ScanOut | null> {
     );
     let rescueS: number | null = null;
     let home = false;
+    let outcome: string | null = null;
     if (found) {
       const r = await waitTask(
         host,
@@ -120,9 +123,10 @@ async function scanSeed(seed: number): Promise<ScanOut | null> {
       );
       const n = (r.result as { nodes: { outcome: string; seconds: number | null }[] } | null)?.nodes[0];
       home = n?.outcome === 'home';
+      outcome = n?.outcome ?? r.last_error ?? null;
       rescueS = n?.seconds ?? null;
     }
-    return { found, scanS, rescueS, home };
+    return { seed, outcome, found, scanS, rescueS, home };
   });
 }
 
@@ -145,7 +149,10 @@ function report(outs: ScanOut[], skipped: number): void {
   console.log(
     `  scan s          median ${fmt(pct(scanTimes, 50))}  p95 ${fmt(pct(scanTimes, 95))}  max ${fmt(Math.max(...scanTimes))}`,
   );
-  console.log(`  rescued home    ${outs.filter((o) => o.home).length}/${found}`);
+  const notHome = outs.filter((o) => o.found && !o.home);
+  console.log(
+    `  rescued home    ${outs.filter((o) => o.home).length}/${found}${notHome.length ? `  (not: ${notHome.map((o) => `seed ${o.seed} ${o.outcome ?? '?'}`).join(', ')})` : ''}`,
+  );
   console.log(
     `  rescue s        median ${fmt(pct(rescues, 50))}  p95 ${fmt(pct(rescues, 95))}  max ${fmt(Math.max(...rescues))}`,
   );

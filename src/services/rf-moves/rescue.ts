@@ -15,6 +15,7 @@ import { describeRf } from '../../domain/rf-channels.ts';
 import { ValidationError } from '../../errors.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskSnapshot } from '../../tasks/task-manager.ts';
+import { radioPace } from '../devices/radio-pace.ts';
 import {
   goHome,
   homeRf,
@@ -58,8 +59,6 @@ const HOME_WAIT_MS = 20_000;
 const PUSHES = 3;
 /** After this, a node not back yet is handed to the recovery sweep (probing ends). */
 const SWEEP_AFTER_MS = 6000;
-/** Reply window of one probe (SET_GROUP; an ACK comes within ~0.6 s at SF7). */
-const PROBE_WINDOW_MS = 800;
 
 export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot {
   const { store, tasks, clock, log, registry, recovery } = deps;
@@ -140,13 +139,16 @@ export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot
     // home channel, which is before its boot announcement (+1 s, then +3 s when that one
     // was lost) — so it is back at the first window after its reboot.
     const probing = new Set<Addr>();
+    // The latest an ACK can start plus its airtime (≈ 0.56 s at SF7; the driver's 1.5 s
+    // window would let a node that came up meanwhile wait out the rest of it).
+    const probeWindowMs = radioPace(gw).quietMs('ack');
     const probe = (a: Addr): void => {
       probing.add(a);
       void gw
         .setGroup(a, groupOf(a), {
           priority: 'bulk',
           attempts: 1,
-          timeoutMs: PROBE_WINDOW_MS,
+          timeoutMs: probeWindowMs,
           signal: ctx.signal,
         })
         .catch(() => undefined)
