@@ -15,7 +15,7 @@ import { describeRf } from '../../domain/rf-channels.ts';
 import { ValidationError } from '../../errors.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskSnapshot } from '../../tasks/task-manager.ts';
-import { radioPace } from '../devices/radio-pace.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS } from '../devices/unicast-pipeline.ts';
 import {
   goHome,
   homeRf,
@@ -139,9 +139,10 @@ export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot
     // home channel, which is before its boot announcement (+1 s, then +3 s when that one
     // was lost) — so it is back at the first window after its reboot.
     const probing = new Set<Addr>();
-    // The latest an ACK can start plus its airtime (≈ 0.56 s at SF7; the driver's 1.5 s
-    // window would let a node that came up meanwhile wait out the rest of it).
-    const probeWindowMs = radioPace(gw).quietMs('ack');
+    // The pipelines' reply window (SF7 value, the driver stretches it for slower RF): the
+    // driver's 1.5 s would let a node that came up meanwhile wait out the rest of it. (The
+    // reply's bare quiet time, ≈ 0.56 s, measured worse: 5.3 s median, 7.0 s p95.)
+    const probeWindowMs = PIPELINE_ATTEMPT_TIMEOUT_MS;
     const probe = (a: Addr): void => {
       probing.add(a);
       void gw
