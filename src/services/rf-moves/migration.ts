@@ -14,9 +14,10 @@
  * 4. The gateway: SET_RF persist B (it answers, then reboots); the task waits for that
  *    gateway to come back ready on B (its readiness event, not a fixed sleep), and records
  *    `rf := B`.
- * 5. The lease goes; the existing recovery sweep rebinds every moved node (SET_GROUP to its
- *    stored group; nodes in group 0 bind through their boot announcement); then
- *    `migration: null`.
+ * 5. The lease goes; every moved node is up unbound on B by then, so one targeted,
+ *    burst-paced SET_GROUP pass (its stored group) rebinds them at the air's pace while the
+ *    recovery sweep leaves them alone (recovery.claim); the sweep then follows the few it
+ *    missed (nodes in group 0 bind through their boot announcement); then `migration: null`.
  * A resume does the same, except that it cannot know who was pushed: it finds whoever still
  * answers on A (STATUS, and DEVICES for unbound nodes), moves those, and rebinds everyone.
  */
