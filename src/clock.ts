@@ -69,6 +69,13 @@ export function sleepOn(clock: Pick<Clock, 'setTimeout'>, ms: number, signal?: A
   });
 }
 
+/**
+ * A file-system request of this process is in flight: libuv's FSReqCallback / FSReqPromise,
+ * or the CloseReq of a file handle being closed (part of every durable write).
+ */
+const fsInFlight = (): boolean =>
+  process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq') || r === 'CloseReq');
+
 interface SteppedTimer {
   at: number;
   seq: number;
@@ -89,11 +96,24 @@ export class SteppedClock implements Clock {
   private seq = 0;
   private running = false;
 
+  private readonly holdDuringFs: boolean;
+
   constructor(
     private readonly stepMs = 1,
     startMs = Date.now(),
+    opts: {
+      /**
+       * Virtual time stands still while a file-system request of this process is in
+       * flight (an fsync, a journal append). Without it the loop keeps stepping while the
+       * host awaits the disk, so a write that takes 100 ms of wall time costs seconds of
+       * virtual time — more the busier the machine. With it, disk I/O takes no virtual
+       * time (an ideal disk): benchmarks of radio work stay independent of machine load.
+       */
+      holdDuringFs?: boolean;
+    } = {},
   ) {
     this.t = startMs;
+    this.holdDuringFs = opts.holdDuringFs ?? false;
   }
 
   now(): number {
@@ -130,7 +150,7 @@ export class SteppedClock implements Clock {
     this.running = true;
     const loop = (): void => {
       if (!this.running) return;
-      this.advance(this.stepMs);
+      if (!(this.holdDuringFs && fsInFlight())) this.advance(this.stepMs);
       setImmediate(loop);
     };
     setImmediate(loop);

@@ -23,6 +23,8 @@ export interface SweepHost {
   restored(addr: Addr, groupId: number): void;
   /** The node has nothing to restore any more (its stored group became 0, or it was removed). */
   forget(addr: Addr): void;
+  /** An RF task is rebinding the node itself (recovery.claim): the sweep leaves it alone. */
+  claimed?(addr: Addr): boolean;
   giveUp(entry: RejoinEntry): void;
 }
 
@@ -84,8 +86,10 @@ export class RecoverySweep {
       const now = clock.now();
       const all = [...host.entries()];
       if (all.length === 0) return;
-      // A node whose gateway an RF task holds (gateway/lease.ts) waits: its budget pauses.
-      const held = (e: RejoinEntry): boolean => Boolean(driver.offchannel?.(e.addr));
+      // A node whose gateway an RF task holds (gateway/lease.ts), or that an RF task is
+      // rebinding itself, waits: its budget pauses.
+      const held = (e: RejoinEntry): boolean =>
+        Boolean(driver.offchannel?.(e.addr)) || host.claimed?.(e.addr) === true;
       for (const e of all) if (held(e)) e.deadline = Math.max(e.deadline, now + opts.passBackoffMaxMs);
       for (const e of all) if (!e.inFlight && now >= e.deadline) host.giveUp(e);
       if (!driver.readiness().ready) {

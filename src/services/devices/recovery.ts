@@ -54,6 +54,8 @@ export class RecoveryService {
   private progressState: RecoveryProgress;
   private announcements: number[] = [];
   private readonly cooldown = new Map<Addr, number>();
+  /** Nodes an RF task rebinds itself (claim): rejoining, but not swept meanwhile. */
+  private readonly claims = new Set<Addr>();
   private immediateRunning = 0;
   private connectedOnce = false;
   private wasReady = false;
@@ -84,6 +86,7 @@ export class RecoveryService {
         restored: (a, g) => this.resolve(a, 'restored', g),
         giveUp: (e) => this.giveUp(e),
         forget: (a) => this.drop([a]),
+        claimed: (a) => this.claims.has(a),
       },
     });
   }
@@ -186,6 +189,24 @@ export class RecoveryService {
     this.publish();
     this.sweep.kick(opts.settle ?? true, renewed > 0);
     return added.map((d) => d.addr);
+  }
+
+  /**
+   * An RF migration rebinds its moved nodes with one targeted SET_GROUP pass: while it
+   * runs, the sweep leaves these nodes alone (their entries stay: a status poll does not
+   * call them offline, and any proof of binding still resolves them). The returned release
+   * hands whoever is still rejoining to the sweep.
+   */
+  claim(addrs: Iterable<Addr>): () => void {
+    const mine = [...addrs].filter((a) => !this.claims.has(a));
+    for (const a of mine) this.claims.add(a);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const a of mine) this.claims.delete(a);
+      if (mine.some((a) => this.entries.has(a))) this.sweep.kick(false, true);
+    };
   }
 
   /** Drops nodes from the recovery without a verdict (a cancelled manual restore). */

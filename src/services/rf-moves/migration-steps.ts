@@ -8,13 +8,14 @@ import type { LeasableDriver } from '../../gateway/lease.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
+import { radioPace } from '../devices/radio-pace.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from '../devices/unicast-pipeline.ts';
 import { pause, type RfMovesDeps } from './common.ts';
 
 /** One DEVICES round's window (see scan.ts). */
 const ROUND_WINDOW_MS = 800;
-/** The first rebind ends early when no node came back for this long (after the minimum). */
+/** A follow ends early when no node came back for this long (after its minimum). */
 const STALL_MS = 6000;
-const STALL_MIN_MS = 12_000;
 /** While waiting for the gateway after its reboot: how often a pending backoff is cut short. */
 const NUDGE_MS = 1500;
 
@@ -57,6 +58,60 @@ export async function stillOnOld(
     out.push(a);
   }
   return out;
+}
+
+/** Tries per node of the targeted rebind (the recovery sweep takes over the rest). */
+const REBIND_ATTEMPTS = 4;
+
+/**
+ * The rebind right after a migration: every moved node is known to be up unbound on the
+ * new channel (RF_CONFIG reboots it in ≈ 5 s, long before the gateway is back), so it takes
+ * a SET_GROUP to its stored group from any sender (W§8.2). One burst-paced pipeline of
+ * SET_GROUP (depth 3, short reply windows) reaches them at the air's pace, instead of the
+ * recovery sweep's general-purpose passes (depth 2, no bursts, doubling backoff for nodes
+ * that are dark — none are here). Returns the nodes that acknowledged (their ACK restores
+ * the registry's group through the driver like any SET_GROUP).
+ */
+export async function rebindPass(
+  face: GatewayDriver,
+  addrs: readonly Addr[],
+  groupOf: (a: Addr) => number,
+  clock: RfMovesDeps['clock'],
+  ctx: TaskContext,
+  /** Bound meanwhile another way (an announcement's immediate restore): skipped. */
+  isBack: (a: Addr) => boolean,
+  onBack: (a: Addr) => void,
+): Promise<Set<Addr>> {
+  const acked = new Set<Addr>();
+  await runUnicastPipeline(
+    addrs.map((a) => ({
+      key: a,
+      attempt: ({ signal, onSent }) =>
+        face.setGroup(a, groupOf(a), {
+          priority: 'bulk',
+          attempts: 1,
+          timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
+          onSent,
+          ...(signal ? { signal } : {}),
+        }),
+    })),
+    {
+      clock,
+      attempts: REBIND_ATTEMPTS,
+      burst: { quietMs: radioPace(face).quietMs('ack') },
+      signal: ctx.signal,
+      // An ACK on the way still counts when the task is cancelled.
+      abortInFlight: false,
+      accept: (v) => (v as { ok?: boolean }).ok !== false,
+      settled: (a) => acked.has(a) || isBack(a),
+      onOutcome: (o) => {
+        if (!o.ok) return;
+        acked.add(o.key);
+        onBack(o.key);
+      },
+    },
+  );
+  return acked;
 }
 
 /** Waits for the gateway's readiness event after its reboot, on the new settings. */
@@ -116,8 +171,11 @@ export async function follow(
   back: Set<Addr>,
   since: number,
   ms: number,
-  /** End early once the recovery stalls (no node back for a while): stragglers are due. */
-  stall: boolean,
+  /**
+   * End early once the recovery stalls (no node back for STALL_MS, and at least this long
+   * followed): stragglers are due. Null: follow for the whole `ms`.
+   */
+  stallMinMs: number | null,
   onBack: (ts: number) => void,
 ): Promise<void> {
   const { registry, recovery, clock } = deps;
@@ -148,7 +206,7 @@ export async function follow(
         }
       }
       const now = clock.now();
-      if (stall && now - begun >= STALL_MIN_MS && now - lastBack >= STALL_MS) break;
+      if (stallMinMs !== null && now - begun >= stallMinMs && now - lastBack >= STALL_MS) break;
       ctx.setMeta({ ...meta, stage: 'rebind', index: back.size, total: addrs.length });
       if (open.size === 0) break;
       await pause(clock, 250, ctx.signal);

@@ -14,9 +14,10 @@
  * 4. The gateway: SET_RF persist B (it answers, then reboots); the task waits for that
  *    gateway to come back ready on B (its readiness event, not a fixed sleep), and records
  *    `rf := B`.
- * 5. The lease goes; the existing recovery sweep rebinds every moved node (SET_GROUP to its
- *    stored group; nodes in group 0 bind through their boot announcement); then
- *    `migration: null`.
+ * 5. The lease goes; every moved node is up unbound on B by then, so one targeted,
+ *    burst-paced SET_GROUP pass (its stored group) rebinds them at the air's pace while the
+ *    recovery sweep leaves them alone (recovery.claim); the sweep then follows the few it
+ *    missed (nodes in group 0 bind through their boot announcement); then `migration: null`.
  * A resume does the same, except that it cannot know who was pushed: it finds whoever still
  * answers on A (STATUS, and DEVICES for unbound nodes), moves those, and rebinds everyone.
  */
@@ -35,7 +36,7 @@ import {
   tuneVolatile,
   type RfMovesDeps,
 } from './common.ts';
-import { follow, stillOnOld, waitGateway } from './migration-steps.ts';
+import { follow, rebindPass, stillOnOld, waitGateway } from './migration-steps.ts';
 
 export interface MigrateRequest {
   networkId: number;
@@ -79,14 +80,28 @@ export interface MigrationResult {
 }
 
 const PUSHES = 3;
-const QUIET_ROUNDS = 1;
+/**
+ * Quiet verification rounds that end it. One missed a node now and then: a node that lost
+ * its push (5 % loss) and whose DEVICES exchange in the one quiet round failed too (~10 %)
+ * stayed on A, found only by the straggler search ≥ 30 s later. A second round costs ~1 s.
+ */
+const QUIET_ROUNDS = 2;
 const VERIFY_MAX_ROUNDS = 8;
-/** How long the rebind waits before it looks for stragglers on the old channel (once). */
-const REBIND_WAIT_MS = 45_000;
-/** Searches of the old channel for nodes that did not come back. */
+/**
+ * After the targeted pass (4 tries each), how long the sweep follows the nodes it missed
+ * before the old channel is searched for them; at least REBIND_STALL_MIN_MS, then it ends
+ * once no node came back for 6 s.
+ */
+const REBIND_WAIT_MS = 20_000;
+const REBIND_STALL_MIN_MS = 6000;
+/**
+ * Searches of the old channel for nodes that did not come back (the second only when the
+ * first found some there: a node on a marginal link is not fetched by waiting longer).
+ */
 const STRAGGLER_PASSES = 2;
-/** How long a later rebind follows the fetched stragglers. */
-const STRAGGLER_WAIT_MS = 20_000;
+/** How long a later rebind follows the fetched stragglers (reboot ≈ 5 s, then the sweep). */
+const STRAGGLER_WAIT_MS = 12_000;
+const STRAGGLER_STALL_MIN_MS = 7000;
 const GATEWAY_BACK_MS = 20_000;
 
 /** Checks a request; returns the old channel (400s name the field or the other network). */
@@ -176,6 +191,8 @@ async function runMigration(
   let repushed = 0;
   const phase = { prepare: 0, push: 0, verify: 0, gateway: 0, rebind: 0 };
   let gatewayMoved = false;
+  // From the gateway step on, the moved nodes are the rebind's (not the sweep's).
+  let unclaim = (): void => {};
   const lease = takeLease(gw, net, `moving to ${describeRf(to)}`, 'rf_migration');
   const face = lease.driver;
   try {
@@ -211,9 +228,9 @@ async function runMigration(
     }
     phase.push = clock.now() - t;
     t = clock.now();
-    // Whoever still answers on A missed the push: pushed again (≤ 3 times each). One quiet
-    // round ends it: a node that misses it too (loss) is fetched as a straggler below, and
-    // the nodes' boot announcements should find the gateway on B already.
+    // Whoever still answers on A missed the push: pushed again (≤ 3 times each). Two quiet
+    // rounds in a row end it (QUIET_ROUNDS); a node that misses both too (loss) is fetched
+    // as a straggler below.
     const pushes = new Map<Addr, number>();
     for (let round = 1, quiet = 0; quiet < QUIET_ROUNDS && round <= VERIFY_MAX_ROUNDS; round++) {
       ctx.checkpoint();
@@ -243,6 +260,9 @@ async function runMigration(
     t = clock.now();
     ctx.checkpoint();
     ctx.setMeta({ ...meta, stage: 'gateway', index: 0, total: 1 });
+    // Its reconnect makes them rejoining (recovery.onConnected): the targeted pass below
+    // rebinds them, the sweep would only double the traffic.
+    unclaim = recovery.claim(all);
     const set = await face.setGatewayRf(to, true);
     if (!set.ok)
       throw new Error(
@@ -260,7 +280,10 @@ async function runMigration(
     log.info({ network: net.id, rf: describeRf(to) }, 'network gateway on its new channel');
     phase.gateway = clock.now() - t;
   } finally {
-    if (!gatewayMoved) await goHome(face, from, log);
+    if (!gatewayMoved) {
+      unclaim();
+      await goHome(face, from, log);
+    }
     lease.release();
   }
   // Rebind: the recovery sweep puts every moved node back in its group.
@@ -272,12 +295,54 @@ async function runMigration(
   const noteBack = (ts: number): void => {
     lastBackAt = Math.max(lastBackAt, ts);
   };
-  await follow(deps, ctx, meta, travellers, back, t, REBIND_WAIT_MS, true, noteBack);
+  // Every moved node is up unbound on B by now: one targeted SET_GROUP pass first; the
+  // recovery sweep (and the nodes' announcements, for group 0) follow the rest.
+  ctx.setMeta({ ...meta, stage: 'rebind', index: 0, total: travellers.length });
+  const grouped = travellers.filter((a) => groupOf(a) !== 0);
+  // Rejoining while the pass runs (a status poll does not call them offline); any proof of
+  // binding (this pass's ACK, an announcement's immediate restore) resolves them.
+  recovery.add(grouped, 'manual', { settle: false });
+  const pendingCount = (): number => grouped.filter((a) => recovery.isRejoining(a)).length;
+  try {
+    await rebindPass(
+      gw,
+      grouped,
+      groupOf,
+      clock,
+      ctx,
+      (a) => !recovery.isRejoining(a),
+      () => {
+        noteBack(clock.now());
+        ctx.setMeta({
+          ...meta,
+          stage: 'rebind',
+          index: grouped.length - pendingCount(),
+          total: travellers.length,
+        });
+      },
+    );
+  } finally {
+    unclaim();
+  }
+  for (const a of grouped) if (!recovery.isRejoining(a)) back.add(a);
+  ctx.checkpoint();
+  await follow(
+    deps,
+    ctx,
+    meta,
+    travellers.filter((a) => !back.has(a)),
+    back,
+    t,
+    REBIND_WAIT_MS,
+    REBIND_STALL_MIN_MS,
+    noteBack,
+  );
   for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
     const late = travellers.filter((a) => !back.has(a));
     if (late.length === 0) break;
     // Missed by the verification (loss) and still bound on A, or rebooted there: fetch them.
     ctx.setMeta({ ...meta, stage: 'stragglers', index: 0, total: late.length });
+    let foundOnOld = 0;
     const again = takeLease(gw, net, `fetching stragglers from ${describeRf(from)}`, 'rf_migration');
     try {
       if ((await tuneVolatile(again.driver, from)) === null) {
@@ -311,13 +376,15 @@ async function runMigration(
             if (!st.ok) break;
           }
         }
+        foundOnOld = found.size;
         log.info({ network: net.id, found: found.size, late: late.length }, 'RF migration stragglers pushed');
       }
     } finally {
       await goHome(again.driver, to, log);
       again.release();
     }
-    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, pass < STRAGGLER_PASSES, noteBack);
+    await follow(deps, ctx, meta, late, back, t, STRAGGLER_WAIT_MS, STRAGGLER_STALL_MIN_MS, noteBack);
+    if (foundOnOld === 0) break;
   }
   // Not back: their own restores end here (a scan of both channels finds them).
   recovery.drop(travellers.filter((a) => !back.has(a)));

@@ -5,15 +5,17 @@
  * unbound and takes it from anyone; RF_CONFIG(the network's settings) — no ACK comes on
  * success, the node reboots (W§8.12); one STATUS on X proves it left (an answer means it
  * did not: pushed again); then the gateway goes home. The node boots on the network's
- * channel unbound and announces; its announcement restores its group at once, and the
- * recovery sweep covers a lost announcement. The task follows each node until it is back
- * online in its group.
+ * channel unbound; the task asks it for its group (SET_GROUP) once per reply window from
+ * then on, so it is back as soon as its radio is up (its boot announcement, a second later,
+ * would restore it too), and after SWEEP_AFTER_MS the recovery sweep takes over. The task
+ * follows each node until it is back online in its group.
  */
 import type { Device } from '../../domain/model.ts';
 import { describeRf } from '../../domain/rf-channels.ts';
 import { ValidationError } from '../../errors.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskSnapshot } from '../../tasks/task-manager.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS } from '../devices/unicast-pipeline.ts';
 import {
   goHome,
   homeRf,
@@ -55,7 +57,7 @@ export interface RescueResult {
 /** How long the task follows a moved node home: reboot ≈ 5 s, then its announcement. */
 const HOME_WAIT_MS = 20_000;
 const PUSHES = 3;
-/** After this, a node not back yet is handed to the recovery sweep (its announcement was lost). */
+/** After this, a node not back yet is handed to the recovery sweep (probing ends). */
 const SWEEP_AFTER_MS = 6000;
 
 export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot {
@@ -132,6 +134,27 @@ export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot
     const sweepAt = clock.now() + SWEEP_AFTER_MS;
     let swept = false;
     const deadline = clock.now() + HOME_WAIT_MS;
+    // Until the sweep takes over, each travelling node is asked for its group once per
+    // reply window: it takes SET_GROUP from any sender as soon as its radio is up on the
+    // home channel, which is before its boot announcement (+1 s, then +3 s when that one
+    // was lost) — so it is back at the first window after its reboot.
+    const probing = new Set<Addr>();
+    // The pipelines' reply window (SF7 value, the driver stretches it for slower RF): the
+    // driver's 1.5 s would let a node that came up meanwhile wait out the rest of it. (The
+    // reply's bare quiet time, ≈ 0.56 s, measured worse: 5.3 s median, 7.0 s p95.)
+    const probeWindowMs = PIPELINE_ATTEMPT_TIMEOUT_MS;
+    const probe = (a: Addr): void => {
+      probing.add(a);
+      void gw
+        .setGroup(a, groupOf(a), {
+          priority: 'bulk',
+          attempts: 1,
+          timeoutMs: probeWindowMs,
+          signal: ctx.signal,
+        })
+        .catch(() => undefined)
+        .finally(() => probing.delete(a));
+    };
     while (arrived.size < travelling.length && clock.now() < deadline) {
       ctx.setMeta({ ...meta, stage: 'home', index: arrived.size, total: travelling.length });
       for (const a of travelling) {
@@ -140,6 +163,7 @@ export function startRescue(deps: RfMovesDeps, req: RescueRequest): TaskSnapshot
         const back =
           registry.linkState(d) === 'online' && !d.group_pending && d.last_seen_ts * 1000 >= started;
         if (back) arrived.set(a, clock.now());
+        else if (!swept && !probing.has(a)) probe(a);
       }
       if (arrived.size === travelling.length) break;
       if (!swept && clock.now() >= sweepAt) {
