@@ -15,6 +15,7 @@ import type { TaskSnapshot } from '../../src/tasks/task-manager.ts';
 import { withHost, type Harness } from '../integration/harness.ts';
 import { devices, discoverAll } from '../integration/host/helpers.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
+import { until } from '../until.ts';
 
 type Page = BrowserHandle['page'];
 
@@ -32,20 +33,6 @@ const CH4 = findChannel('EU868', 4)!.rf;
 
 const nets = async (h: Harness): Promise<NetRow[]> =>
   (await h.get<{ networks: NetRow[] }>('/api/networks')).body.networks;
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The Networks dialog, from Settings (there with one gateway too). */
 async function openNetworks(page: Page) {

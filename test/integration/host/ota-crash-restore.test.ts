@@ -10,21 +10,9 @@ import { FakeNetwork, startNmcliControl, type ApSource } from '../../fixtures/ot
 import { FakeWled } from '../../fixtures/ota/fake-wled.ts';
 import { FAKE_BIN } from '../../fixtures/ota/rig.ts';
 import { freePort } from '../harness.ts';
+import { until } from '../../until.ts';
 
 /** Polls a condition (each check is an HTTP call or a look at recorded state), never a fixed sleep. */
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | null | undefined> | T | null | undefined,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function startHostProcess(
   dataDir: string,

@@ -4,6 +4,7 @@ import { createFleets } from '../../../src/sim/fleets.ts';
 import { serveFleetOnMemory, type SimOnMemory } from '../../../src/sim/sim-host.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { bootAnnouncementsOver, devices, runTask } from '../host/helpers.ts';
+import { until } from '../../until.ts';
 
 interface GatewayRow {
   mac: string;
@@ -16,20 +17,6 @@ interface NetRow {
   id: number;
   state: string;
   gateway_mac: string | null;
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  ms = 40_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const gateways = async (h: Harness): Promise<GatewayRow[]> =>

@@ -7,6 +7,7 @@ import type { LinkFactory } from '../../../src/transport/link.ts';
 import { MemoryEndpoint } from '../../../src/transport/memory-link.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';
+import { until } from '../../until.ts';
 
 interface NetRow {
   id: number;
@@ -21,20 +22,6 @@ interface GatewayRow {
   network_id: number | null;
 }
 type DevRow = { addr: string; network_id: number; group_id: number; state: string };
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  ms = 40_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const nets = async (h: Harness): Promise<NetRow[]> =>
   (await h.get<{ networks: NetRow[] }>('/api/networks')).body.networks;

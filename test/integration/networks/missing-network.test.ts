@@ -3,6 +3,7 @@ import type { InboundPacket } from '../../../src/gateway/types.ts';
 import type { SimOnMemory } from '../../../src/sim/sim-host.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { bootAnnouncementsOver, devices, runTask } from '../host/helpers.ts';
+import { until } from '../../until.ts';
 
 interface NetRow {
   id: number;
@@ -17,20 +18,6 @@ type DevRow = {
   online: boolean;
   offline_reason: string | null;
 };
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  ms = 40_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const nets = async (h: Harness): Promise<NetRow[]> =>
   (await h.get<{ networks: NetRow[] }>('/api/networks')).body.networks;

@@ -9,6 +9,7 @@ import type { LinkFactory } from '../../../src/transport/link.ts';
 import { MemoryEndpoint } from '../../../src/transport/memory-link.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';
+import { until } from '../../until.ts';
 
 interface GatewayRow {
   mac: string;
@@ -26,20 +27,6 @@ interface NetRow {
   gateway_mac: string | null;
   rf: { freqHz: number } | null;
   conflict: { gateway_rf: { freqHz: number }; fields: string[] } | null;
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  ms = 40_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const gateways = async (h: Harness): Promise<GatewayRow[]> =>

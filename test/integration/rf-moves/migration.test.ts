@@ -9,6 +9,7 @@ import { findChannel, sameRf } from '../../../src/domain/rf-channels.ts';
 import type { TaskSnapshot } from '../../../src/tasks/task-manager.ts';
 import { snrFloorDb } from '../../../src/sim/air.ts';
 import { withHost, type Harness } from '../harness.ts';
+import { until as untilState } from '../../until.ts';
 
 const CH1 = findChannel('EU868', 1)!.rf;
 const CH3 = findChannel('EU868', 3)!.rf;
@@ -19,19 +20,12 @@ interface Row {
   online: boolean;
 }
 
-async function until<T>(
+/** A migration of 150 nodes takes minutes of real time on a loaded machine. */
+const until = <T>(
   what: string,
-  fn: () => Promise<T | null | undefined | false>,
+  probe: () => Promise<T | null | undefined | false>,
   ms = 120_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+): Promise<T> => untilState(what, probe, ms);
 
 export async function fleetInGroup(h: Harness, n: number): Promise<Row[]> {
   for (let i = 0; i < 3; i++) {

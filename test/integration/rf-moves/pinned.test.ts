@@ -8,25 +8,12 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSnapshot } from '../../../src/tasks/task-manager.ts';
 import { withHost } from '../harness.ts';
+import { until } from '../../until.ts';
 
 interface Row {
   addr: string;
   groupId: number;
   online: boolean;
-}
-
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('pinned nodes', () => {

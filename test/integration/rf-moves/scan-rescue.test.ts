@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findChannel, sameRf } from '../../../src/domain/rf-channels.ts';
 import type { TaskSnapshot } from '../../../src/tasks/task-manager.ts';
 import { withHost, type Harness } from '../harness.ts';
+import { until } from '../../until.ts';
 
 const CH1 = findChannel('EU868', 1)!.rf;
 const CH4 = findChannel('EU868', 4)!.rf;
@@ -17,20 +18,6 @@ interface Row {
   groupId: number;
   online: boolean;
   group_pending?: boolean;
-}
-
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function fleetInGroup(h: Harness, n: number): Promise<Row[]> {
