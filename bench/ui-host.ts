@@ -13,7 +13,7 @@ import { ScaledClock } from '../src/clock.ts';
 import { createFleet, type SimFleet } from '../src/sim/fleet.ts';
 import { startSimTcpServer } from '../src/sim/sim-host.ts';
 import { freePort } from '../test/integration/harness.ts';
-import { DIST_MAIN, startEnv, startFlags } from './host-process.ts';
+import { ask, DIST_MAIN, startEnv, startFlags, type ProbeStats } from './host-process.ts';
 
 export const PI_CLASS = resolve('..', 'shared', 'tools', 'pi-class.sh');
 export const piClassAvailable = (): boolean => existsSync(PI_CLASS);
@@ -30,6 +30,12 @@ export interface UiHost {
   readyMs: number;
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<{ status: number; body: T }>;
+  /**
+   * The host's own figures from bench/probe.mjs (preloaded): event-loop delay since the
+   * last `resetLag`, CPU time, memory.
+   */
+  stats(): Promise<ProbeStats>;
+  resetLag(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +48,9 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   const port = await freePort();
   const node = [
     process.execPath,
+    // The probe answers over the IPC channel, which pi-class.sh passes on (an inherited fd).
+    '--import',
+    './bench/probe.mjs',
     ...startFlags(),
     DIST_MAIN,
     ...['--port', String(port), '--data-dir', dataDir, '--log-level', 'silent', '--wifi', 'none'],
@@ -51,7 +60,7 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   const t0 = performance.now();
   // Its own process group: pi-class.sh's child and the host stop together.
   const child: ChildProcess = spawn(cmd!, rest, {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     detached: true,
     env: { ...process.env, ...startEnv() },
   });
@@ -79,6 +88,10 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
         body: JSON.stringify(body),
       });
       return { status: r.status, body: (await r.json()) as T };
+    },
+    stats: () => ask<ProbeStats>(child, 'stats', 'cpuMs'),
+    resetLag: async () => {
+      await ask(child, 'reset', 'reset');
     },
     stop: async () => {
       const pgid = child.pid!;
@@ -109,11 +122,27 @@ export interface BenchFleet {
   stop(): Promise<void>;
 }
 
-/** A simulated gateway and `nodes` nodes in this process, served over TCP (real time). */
-export async function startBenchFleet(nodes: number, seed: number): Promise<BenchFleet> {
+/**
+ * A simulated gateway and `nodes` nodes in this process, served over TCP (real time).
+ * With `groups`, a field an earlier host run bound: once every node is powered, node i is
+ * in group (i % groups) + 1 with this gateway its master — a node straight from power-on
+ * has no master and, with its MAC filter on, drops everything but DEVICES and SET_GROUP,
+ * so it would never answer a status poll.
+ */
+export async function startBenchFleet(nodes: number, seed: number, groups = 0): Promise<BenchFleet> {
   const fleet = createFleet({ nodes, seed, clock: new ScaledClock(1) });
   fleet.start();
   await fleet.gateway.whenBooted();
+  if (groups > 0) {
+    // Power-on clears the group and master (boot values): bind only after every node is on.
+    while (fleet.nodes.some((n) => !n.isPowered)) await new Promise((r) => setTimeout(r, 50));
+    fleet.sched.runExternal(() =>
+      fleet.nodes.forEach((n, i) => {
+        n.groupId = (i % groups) + 1;
+        n.master = fleet.gateway.addr;
+      }),
+    );
+  }
   const server = await startSimTcpServer({ host: '127.0.0.1', port: 0, fleet });
   return {
     fleet,
