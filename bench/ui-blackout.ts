@@ -116,8 +116,9 @@ export async function blackoutSide(
 
     let firstAt = 0;
     const off = sim.fleet.gateway.events.on('m2n', (f) => {
-      // The off broadcast (the poll's own broadcasts are STATUS, opcode 0x03).
-      if (!firstAt && f.receiver === 'FFFFFF' && (f.typeFull & 0x7f) !== 0x03)
+      // The off broadcast taken for transmission (not one refused while the radio was busy;
+      // the poll's own broadcasts are STATUS, opcode 0x03).
+      if (!firstAt && f.outcome === 'tx' && f.receiver === 'FFFFFF' && (f.typeFull & 0x7f) !== 0x03)
         firstAt = performance.timeOrigin + performance.now();
     });
     const click = async (): Promise<Click> => {
