@@ -48,6 +48,8 @@ export interface Click {
 export interface BlackoutRow {
   poll: boolean;
   clicks: Click[];
+  /** Clicks without an off frame on the gateway or without timing (HTTP status). */
+  failures: string[];
   /** Host event-loop delay and CPU during the row. */
   lag: ProbeStats['lag'];
   hostCpuMs: number;
@@ -121,15 +123,18 @@ export async function blackoutSide(
       if (!firstAt && f.outcome === 'tx' && f.receiver === 'FFFFFF' && (f.typeFull & 0x7f) !== 0x03)
         firstAt = performance.timeOrigin + performance.now();
     });
-    const click = async (): Promise<Click> => {
+    const failures: string[] = [];
+    const click = async (): Promise<Click | null> => {
       firstAt = 0;
       const done = page.waitForResponse((r) => r.url().endsWith('/api/blackout'));
       const clickedAt = (await page.evaluate(CLICK)) as number;
-      await done;
+      const res = await done;
       const rt = (await page.evaluate(TIMING)) as { sent: number; head: number } | null;
-      if (!firstAt || !rt) throw new Error('no off frame on the gateway, or no resource timing');
+      // A click with no off frame taken by the gateway (or no timing) is counted, not fatal.
+      if (!firstAt || !rt) failures.push(`HTTP ${res.status}, frame ${firstAt ? 'seen' : 'not seen'}`);
       // The page has finished with this one (a click while one is in flight is ignored).
       await page.locator('[data-testid=blackout][aria-busy=false]').waitFor();
+      if (!firstAt || !rt) return null;
       return {
         total: firstAt - clickedAt,
         browser: rt.sent - clickedAt,
@@ -139,18 +144,27 @@ export async function blackoutSide(
     };
 
     const rows: BlackoutRow[] = [];
-    const row = async (poll: boolean, each: (i: number) => Promise<Click>): Promise<void> => {
+    const row = async (poll: boolean, each: (i: number) => Promise<Click | null>): Promise<void> => {
+      failures.length = 0;
       await host.resetLag();
       const c0 = (await host.stats()).cpuMs;
       const t0 = performance.now();
       const out: Click[] = [];
       for (let i = 0; i < clicks; i++) {
-        out.push(await each(i));
+        const c = await each(i);
+        if (c) out.push(c);
         if (process.env.BENCH_DEBUG)
           console.log(`${poll ? 'poll' : 'idle'} click ${i}: ${JSON.stringify(out.at(-1))}`);
       }
       const s = await host.stats();
-      rows.push({ poll, clicks: out, lag: s.lag, hostCpuMs: s.cpuMs - c0, wallMs: performance.now() - t0 });
+      rows.push({
+        poll,
+        clicks: out,
+        failures: [...failures],
+        lag: s.lag,
+        hostCpuMs: s.cpuMs - c0,
+        wallMs: performance.now() - t0,
+      });
     };
     try {
       await row(false, click);
@@ -173,7 +187,7 @@ export async function blackoutSide(
         const c = await click();
         // Blackout cancelled the poll: wait until it ended, then read how far it got.
         await tasksSettled(host);
-        c.answered = (await host.get<TaskView>('/api/task')).task?.meta?.answered ?? 0;
+        if (c) c.answered = (await host.get<TaskView>('/api/task')).task?.meta?.answered ?? 0;
         return c;
       });
       return { fullPoll, rows };

@@ -65,7 +65,21 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
     env: { ...process.env, ...startEnv() },
   });
   const url = `http://127.0.0.1:${port}/lightnet`;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let exit: string | null = null;
+  const exited = new Promise<void>((r) =>
+    child.once('exit', (code, signal) => {
+      exit = `exited (code ${code}, signal ${signal})`;
+      r();
+    }),
+  );
+  // A request that fails says whether the host is gone (and how) or only not answering.
+  const call = async (path: string, init?: RequestInit): Promise<Response> => {
+    try {
+      return await fetch(`${url}${path}`, init);
+    } catch (err) {
+      throw new Error(`host ${exit ?? 'running'}: ${path}: ${(err as Error).message}`, { cause: err });
+    }
+  };
   let readyMs = -1;
   while (readyMs < 0) {
     if (child.exitCode !== null) throw new Error(`host exited with ${child.exitCode}`);
@@ -80,9 +94,9 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   return {
     url,
     readyMs,
-    get: async <T>(path: string) => (await (await fetch(`${url}${path}`)).json()) as T,
+    get: async <T>(path: string) => (await (await call(path)).json()) as T,
     post: async <T>(path: string, body: unknown) => {
-      const r = await fetch(`${url}${path}`, {
+      const r = await call(path, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),

@@ -544,6 +544,10 @@ async function main(): Promise<void> {
             'host loop delay p50/p99/max': `${r.lag.p50.toFixed(0)} / ${r.lag.p99.toFixed(0)} / ${r.lag.max.toFixed(0)}`,
             'host CPU %': fmt((100 * r.hostCpuMs) / r.wallMs),
           });
+          if (r.failures.length)
+            notes.push(
+              `${sideName(pi)}, ${r.poll ? 'poll' : 'idle'}: ${r.failures.length} clicks not measured: ${r.failures.join('; ')}`,
+            );
         }
       }
       console.log(
