@@ -131,7 +131,7 @@ export async function blackoutSide(
       const res = await done;
       const rt = (await page.evaluate(TIMING)) as { sent: number; head: number } | null;
       // A click with no off frame taken by the gateway (or no timing) is counted, not fatal.
-      if (!firstAt || !rt) failures.push(`HTTP ${res.status}, frame ${firstAt ? 'seen' : 'not seen'}`);
+      if (!firstAt || !rt) failures.push(`HTTP ${res.status()}, frame ${firstAt ? 'seen' : 'not seen'}`);
       // The page has finished with this one (a click while one is in flight is ignored).
       await page.locator('[data-testid=blackout][aria-busy=false]').waitFor();
       if (!firstAt || !rt) return null;
