@@ -71,7 +71,7 @@ function extraNodeFlags(): string[] {
   return (process.env.BENCH_HOST_FLAGS ?? '').split(/\s+/).filter(Boolean);
 }
 
-function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
+export function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`probe did not answer ${msg}`)), 10_000);
     const onMsg = (m: unknown): void => {

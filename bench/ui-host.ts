@@ -13,7 +13,7 @@ import { ScaledClock } from '../src/clock.ts';
 import { createFleet, type SimFleet } from '../src/sim/fleet.ts';
 import { startSimTcpServer } from '../src/sim/sim-host.ts';
 import { freePort } from '../test/integration/harness.ts';
-import { DIST_MAIN, startEnv, startFlags } from './host-process.ts';
+import { ask, DIST_MAIN, startEnv, startFlags, type ProbeStats } from './host-process.ts';
 
 export const PI_CLASS = resolve('..', 'shared', 'tools', 'pi-class.sh');
 export const piClassAvailable = (): boolean => existsSync(PI_CLASS);
@@ -30,6 +30,12 @@ export interface UiHost {
   readyMs: number;
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<{ status: number; body: T }>;
+  /**
+   * The host's own figures from bench/probe.mjs (preloaded): event-loop delay since the
+   * last `resetLag`, CPU time, memory.
+   */
+  stats(): Promise<ProbeStats>;
+  resetLag(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +48,9 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   const port = await freePort();
   const node = [
     process.execPath,
+    // The probe answers over the IPC channel, which pi-class.sh passes on (an inherited fd).
+    '--import',
+    './bench/probe.mjs',
     ...startFlags(),
     DIST_MAIN,
     ...['--port', String(port), '--data-dir', dataDir, '--log-level', 'silent', '--wifi', 'none'],
@@ -51,12 +60,26 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   const t0 = performance.now();
   // Its own process group: pi-class.sh's child and the host stop together.
   const child: ChildProcess = spawn(cmd!, rest, {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     detached: true,
     env: { ...process.env, ...startEnv() },
   });
   const url = `http://127.0.0.1:${port}/lightnet`;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let exit: string | null = null;
+  const exited = new Promise<void>((r) =>
+    child.once('exit', (code, signal) => {
+      exit = `exited (code ${code}, signal ${signal})`;
+      r();
+    }),
+  );
+  // A request that fails says whether the host is gone (and how) or only not answering.
+  const call = async (path: string, init?: RequestInit): Promise<Response> => {
+    try {
+      return await fetch(`${url}${path}`, init);
+    } catch (err) {
+      throw new Error(`host ${exit ?? 'running'}: ${path}: ${(err as Error).message}`, { cause: err });
+    }
+  };
   let readyMs = -1;
   while (readyMs < 0) {
     if (child.exitCode !== null) throw new Error(`host exited with ${child.exitCode}`);
@@ -71,14 +94,18 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   return {
     url,
     readyMs,
-    get: async <T>(path: string) => (await (await fetch(`${url}${path}`)).json()) as T,
+    get: async <T>(path: string) => (await (await call(path)).json()) as T,
     post: async <T>(path: string, body: unknown) => {
-      const r = await fetch(`${url}${path}`, {
+      const r = await call(path, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       return { status: r.status, body: (await r.json()) as T };
+    },
+    stats: () => ask<ProbeStats>(child, 'stats', 'cpuMs'),
+    resetLag: async () => {
+      await ask(child, 'reset', 'reset');
     },
     stop: async () => {
       const pgid = child.pid!;
@@ -109,11 +136,27 @@ export interface BenchFleet {
   stop(): Promise<void>;
 }
 
-/** A simulated gateway and `nodes` nodes in this process, served over TCP (real time). */
-export async function startBenchFleet(nodes: number, seed: number): Promise<BenchFleet> {
+/**
+ * A simulated gateway and `nodes` nodes in this process, served over TCP (real time).
+ * With `groups`, a field an earlier host run bound: once every node is powered, node i is
+ * in group (i % groups) + 1 with this gateway its master — a node straight from power-on
+ * has no master and, with its MAC filter on, drops everything but DEVICES and SET_GROUP,
+ * so it would never answer a status poll.
+ */
+export async function startBenchFleet(nodes: number, seed: number, groups = 0): Promise<BenchFleet> {
   const fleet = createFleet({ nodes, seed, clock: new ScaledClock(1) });
   fleet.start();
   await fleet.gateway.whenBooted();
+  if (groups > 0) {
+    // Power-on clears the group and master (boot values): bind only after every node is on.
+    while (fleet.nodes.some((n) => !n.isPowered)) await new Promise((r) => setTimeout(r, 50));
+    fleet.sched.runExternal(() =>
+      fleet.nodes.forEach((n, i) => {
+        n.groupId = (i % groups) + 1;
+        n.master = fleet.gateway.addr;
+      }),
+    );
+  }
   const server = await startSimTcpServer({ host: '127.0.0.1', port: 0, fleet });
   return {
     fleet,

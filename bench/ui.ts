@@ -9,8 +9,10 @@
  *    worst and mean frame,
  *  - cold open: a new browser profile each time (nothing cached) → the first row of 300
  *    devices, median and range of --runs,
- *  - Blackout click → first off frame received by the simulated gateway (p99 of
- *    --clicks), idle and while a 300-node status poll runs.
+ *  - Blackout click → first off frame received by the simulated gateway (p50/p99/max of
+ *    --clicks), idle and during a status poll of a bound 300-node field that answers,
+ *    split into the browser's and the host's part, with the host's event-loop delay
+ *    (bench/ui-blackout.ts).
  * The host runs as its own process, the built server as `npm start` runs it
  * (bench/ui-host.ts); with --pi-class the cold open and Blackout rows are measured twice in
  * one run: host here, and host under ../shared/tools/pi-class.sh (a quarter of one core,
@@ -35,18 +37,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { build } from 'vite';
-import { newDevice } from '../src/domain/model.ts';
 import { serializeState } from '../src/state/migrations.ts';
 import { openBrowser, type BrowserHandle } from '../test/e2e/browser.ts';
 import { fleetState } from './fleet-state.ts';
-import {
-  buildServerIfStale,
-  piClassAvailable,
-  startBenchFleet,
-  startUiHost,
-  tasksSettled,
-  type UiHost,
-} from './ui-host.ts';
+import { blackoutSide } from './ui-blackout.ts';
+import { buildServerIfStale, piClassAvailable, startUiHost } from './ui-host.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -450,68 +445,6 @@ async function coldOpenBench(piClass: boolean): Promise<ColdOpen> {
 }
 
 /**
- * Blackout click → the first frame the simulated gateway receives, in wall ms. The fleet
- * (300 nodes, real time) runs here; the host (under pi-class when asked) reaches it over TCP.
- */
-async function blackoutBench(
-  b: BrowserHandle,
-  withPoll: boolean,
-  piClass: boolean,
-): Promise<number[] | null> {
-  const sim = await startBenchFleet(300, 5);
-  const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-bench-ui-blackout-'));
-  let h: UiHost | null = null;
-  try {
-    // The sim fleet as stored devices (discovering 300 nodes takes minutes of radio time).
-    const state = fleetState(0, 0);
-    for (const node of sim.fleet.nodes)
-      state.devices.push(newDevice(node.addr, node.mac.replace(/:/g, ''), node.devType));
-    await writeFile(join(dataDir, 'state.json'), serializeState(state));
-    h = await startUiHost(dataDir, ['--gateway', sim.gateway], piClass);
-    const host = h;
-    const page = b.page;
-    await page.goto(host.url + '/');
-    await page.locator('.title-row', { hasText: '300 shown' }).waitFor({ timeout: 60_000 });
-    const button = page.getByTestId('blackout');
-    if ((await button.count()) === 0) return null;
-    let firstAt = 0;
-    const off = sim.fleet.gateway.events.on('m2n', (f) => {
-      // The off broadcast (a status poll's frames are unicast).
-      if (!firstAt && f.receiver === 'FFFFFF') firstAt = performance.timeOrigin + performance.now();
-    });
-    const out: number[] = [];
-    try {
-      for (let i = 0; i < clicks; i++) {
-        if (withPoll) {
-          const r = await host.post<{ task?: { id: number } }>('/api/status', {});
-          if (r.status !== 200 && r.status !== 202)
-            throw new Error(`status poll: ${r.status} ${JSON.stringify(r.body)}`);
-          // Let the poll occupy the radio before the click.
-          await new Promise((r) => setTimeout(r, 300));
-        }
-        firstAt = 0;
-        const done = page.waitForResponse((r) => r.url().endsWith('/api/blackout'));
-        const clickedAt = await inPage<number>(page, 'window.__bench.clickBlackout()');
-        await done;
-        out.push(firstAt - clickedAt);
-        if (process.env.BENCH_DEBUG) console.log(`click ${i}: ${(firstAt - clickedAt).toFixed(0)} ms`);
-        // The page has finished with this one (a click while one is in flight is ignored).
-        await page.locator('[data-testid=blackout][aria-busy=false]').waitFor();
-        // Blackout cancelled the poll: wait until it ended before the next round.
-        await tasksSettled(host);
-      }
-    } finally {
-      off();
-    }
-    return out;
-  } finally {
-    await h?.stop();
-    await sim.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  }
-}
-
-/**
  * Long tasks of every pass and the worst, e.g. "0 0 1 0 0 (max 57) · cpu 0 (max 31)": the
  * second part counts those whose own CPU time was over 50 ms, over all passes.
  */
@@ -583,20 +516,45 @@ async function main(): Promise<void> {
     }
     if (!flag('skip-blackout')) {
       const rowsB: Record<string, string>[] = [];
+      const notes: string[] = [];
+      const dist = (xs: number[]): string =>
+        `${fmt(median(xs))} / ${fmt(pct(xs, 99))} / ${fmt(Math.max(...xs))}`;
       for (const pi of sides) {
-        for (const poll of [false, true]) {
-          const v = await blackoutBench(b, poll, pi);
+        const side = await blackoutSide(b, pi, clicks);
+        if (!side) {
+          rowsB.push({ host: sideName(pi), when: 'no Blackout button' });
+          continue;
+        }
+        const f = side.fullPoll;
+        notes.push(
+          `${sideName(pi)}: a full status poll before the clicks: ${f.answered} of ${f.expected} answered (${f.offline} offline) in ${(f.ms / 1000).toFixed(1)} s`,
+        );
+        for (const r of side.rows) {
+          const v = (k: 'total' | 'browser' | 'host' | 'response') => r.clicks.map((c) => c[k]);
+          const answered = r.clicks.map((c) => c.answered ?? 0);
           rowsB.push({
             host: sideName(pi),
-            when: poll ? 'during a 300-node status poll' : 'idle',
-            p50: v ? fmt(median(v)) : 'no Blackout button',
-            p99: v ? fmt(pct(v, 99)) : '',
-            max: v ? fmt(Math.max(...v)) : '',
+            when: r.poll
+              ? `poll (answered by the click: median ${fmt(median(answered))}, ${fmt(Math.min(...answered))}–${fmt(Math.max(...answered))})`
+              : 'idle',
+            'click→frame p50/p99/max': dist(v('total')),
+            'browser: click→sent': dist(v('browser')),
+            'host: sent→frame': dist(v('host')),
+            'host: sent→response': dist(v('response')),
+            'host loop delay p50/p99/max': `${r.lag.p50.toFixed(0)} / ${r.lag.p99.toFixed(0)} / ${r.lag.max.toFixed(0)}`,
+            'host CPU %': fmt((100 * r.hostCpuMs) / r.wallMs),
           });
+          if (r.failures.length)
+            notes.push(
+              `${sideName(pi)}, ${r.poll ? 'poll' : 'idle'}: ${r.failures.length} clicks not measured: ${r.failures.join('; ')}`,
+            );
         }
       }
-      console.log(`\nBlackout click → first frame on the gateway (ms, ${clicks} clicks)`);
+      console.log(
+        `\nBlackout click → first off frame on the gateway, ${clicks} clicks per row: ms p50 / p99 / max; load ${loadavg()[0]!.toFixed(1)}`,
+      );
       console.table(rowsB);
+      for (const n of notes) console.log(n);
     }
     console.log(`load average at start ${load0}, at the end ${loadavg()[0]!.toFixed(1)} (2 cores)`);
     console.log(`(total ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
