@@ -3,20 +3,18 @@
  * driver, services and HTTP app, starts them in order and shuts them down cleanly.
  * main.ts calls this for the CLI; the integration harness calls it in-process.
  */
-import type { FastifyInstance } from 'fastify';
-import { ScaledClock, type Clock } from './clock.ts';
+import { ScaledClock } from './clock.ts';
+import type { HostHandle, HostOverrides } from './host-types.ts';
 import type { Config } from './config.ts';
 import { EventBus } from './events.ts';
 import { createGatewayDriver } from './gateway/driver.ts';
 import type { GatewayDriver } from './gateway/types.ts';
-import { buildApp, type AppOptions } from './http/app.ts';
-import type { SecurityOptions } from './http/security.ts';
-import type { SseHub } from './http/sse.ts';
+import { buildApp } from './http/app.ts';
 import type { Logger } from './logger.ts';
 import { openDataFolder, type DataFolder } from './host-data-folder.ts';
 import { shutdown, wireEvents } from './host-lifecycle.ts';
-import { createDevices, type RecoveryOptions } from './services/devices/index.ts';
-import { createHistory, type HistoryOptions } from './services/history/index.ts';
+import { createDevices } from './services/devices/index.ts';
+import { createHistory } from './services/history/index.ts';
 import { createLinkTest } from './services/link-test/index.ts';
 import { LogBuffer, teeLogger } from './services/logs/index.ts';
 import type { AppServices } from './services/index.ts';
@@ -26,20 +24,16 @@ import { createIntegration, type IntegrationService } from './services/integrati
 import { LookMemory, createRaceLights } from './services/integration/laps/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import type { StartblockSlot } from './domain/scenes/types.ts';
-import { createOta, type OtaTimings } from './services/ota/index.ts';
+import { createOta } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
 import { BlackoutService } from './services/race/index.ts';
-import { networkRouter } from './gateway/network-parts.ts';
 import { createConsoleSettings } from './services/console/index.ts';
 import { createSpecials } from './services/specials/index.ts';
-import { createWifi, processRunner, type CommandRunner } from './services/wifi/index.ts';
-import type { SimOnMemory } from './sim/sim-host.ts';
+import { createWifi, processRunner } from './services/wifi/index.ts';
 import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
-import { Radio } from './gateway/radio.ts';
-import { isLeasable } from './gateway/lease.ts';
 import { createNetworks } from './services/networks/index.ts';
-import { wireNetworksEvents } from './host-networks.ts';
-import { createGatewayScanner, type DetectOverride } from './host-rescan.ts';
+import { buildRadio, rfTaskGateway, wireNetworksEvents } from './host-networks.ts';
+import { createGatewayScanner } from './host-rescan.ts';
 import { hostHotplug } from './host-hotplug.ts';
 import { createRfMoves } from './services/rf-moves/index.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
@@ -47,53 +41,7 @@ import { FileStatePersistence } from './state/persistence.ts';
 import { Store } from './state/store.ts';
 import { TaskManager } from './tasks/task-manager.ts';
 
-export interface HostHandle {
-  app: FastifyInstance;
-  /** Base URL including the prefix, e.g. http://127.0.0.1:5077/lightnet */
-  url: string;
-  port: number;
-  services: AppServices;
-  sse: SseHub;
-  /** Counts the reads answered before Fastify (http/fast-reads.ts). */
-  fastReads: { readonly served: number };
-  sim: SimOnMemory | null;
-  /** The folder this host keeps its state in (the simulator's own one on the simulator). */
-  dataDir: string;
-  /** Every simulated gateway (`--sim-gateways N`); `sim` is the first. */
-  sims: SimOnMemory[];
-  close(): Promise<void>;
-}
-
-export interface HostOverrides {
-  runner?: CommandRunner;
-  /** Clock for the simulated fleet and everything that shares its time (tests). */
-  simClock?: Clock;
-  /** Driver option overrides (tests). */
-  driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
-  /** OTA workflow timings (tests shrink them). */
-  otaTimings?: Partial<OtaTimings>;
-  /** Field recovery options (tests, benchmarks). */
-  recoveryOptions?: Partial<RecoveryOptions>;
-  /** Built web UI folder (default: the project's dist/ui). */
-  uiDir?: string;
-  /**
-   * An already running simulated fleet to use instead of a new one (tests, benchmarks: a
-   * host that restarts while the field stays powered). Used with `--gateway sim`; the host
-   * neither starts nor stops it.
-   */
-  sim?: SimOnMemory;
-  /** HTTP hardening knobs (tests shrink timeouts and inject the login throttle's clock). */
-  http?: Pick<AppOptions, 'limits'> & Pick<SecurityOptions, 'now' | 'throttle' | 'sessions'>;
-  /** Signal-history sizing (tests use a tiny bucket so each poll is its own sample). */
-  history?: Partial<HistoryOptions>;
-  /**
-   * How long a device-option write waits for the node's ACKs (default 6 s). Tests that
-   * need a write to stay running while they act lengthen it, instead of racing the clock.
-   */
-  specialsAckBudgetMs?: number;
-  /** How `POST /api/gateways/rescan` finds and opens ports (tests: simulated boards). */
-  detect?: DetectOverride;
-}
+export type { HostHandle, HostOverrides } from './host-types.ts';
 
 export async function startHost(
   cfg: Config,
@@ -152,25 +100,9 @@ async function startOn(
     }),
   );
   const gatewayList = drivers.map((d, i) => ({ driver: d, label: gws[i]?.port ?? '?' }));
-  // Services get the router. With one gateway serving its network it passes every call
-  // straight through (today's behaviour); it exists so that a swapped or conflicting
-  // gateway carries no traffic and a gateway found while running can be added.
   let registryRef: DeviceRegistry | null = null;
-  const radio = new Radio(gatewayList, {
-    networks: () => store.state.networks,
-    networkOf: (addr) => registryRef?.find(addr)?.network_id ?? null,
-    networksOfGroup: (g) => [
-      ...new Set(store.state.devices.filter((d) => d.groupId === g).map((d) => d.network_id)),
-    ],
-  });
+  const { radio, router } = buildRadio(gatewayList, store, () => registryRef);
   const driver: GatewayDriver = radio;
-  // Scenes, Blackout and the race start send per network (several gateways). A network
-  // counts once it has a gateway or devices: an empty new one is not "missing".
-  const router = networkRouter(driver, () =>
-    store.state.networks.filter(
-      (n) => n.gateway_mac !== null || store.state.devices.some((dv) => dv.network_id === n.id),
-    ),
-  );
   const devices = createDevices({
     store,
     driver,
@@ -331,16 +263,7 @@ async function startOn(
       registry,
       recovery: devices.recovery,
       driver,
-      // The gateway bound to the network, or attached but held for it (a conflict being
-      // resolved by moving the nodes to the gateway's channel); with one gateway and one
-      // network, that gateway even before it identified itself (a migration resuming at start).
-      gatewayOf: (id) => {
-        const live = radio.live();
-        const d =
-          radio.gatewayFor(id) ??
-          (live.length === 1 && store.state.networks.length === 1 ? live[0]!.driver : null);
-        return d && isLeasable(d) ? d : null;
-      },
+      gatewayOf: rfTaskGateway(radio, store),
     }),
   };
   const unsubs = wireEvents(svc);
