@@ -15,14 +15,8 @@
  */
 import type { Addr, M2NRequest, RfConfig } from '../protocol/types.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
-import {
-  aggregateMaster,
-  aggregateReadiness,
-  sumStats,
-  targetNetworks,
-  type NetworkPart,
-  type RouteFacts,
-} from './routing.ts';
+import { radioMaster, radioReadiness, type RadioView } from './radio-snapshots.ts';
+import { sumStats, targetNetworks, type RouteFacts } from './routing.ts';
 import type {
   DriverStats,
   GatewayDriver,
@@ -252,73 +246,24 @@ export class Radio implements GatewayDriver {
     return this.readiness();
   }
 
-  /** One part per configured gateway, plus one per network whose gateway is not attached. */
-  private parts<T>(value: (d: GatewayDriver) => T, missing: (mac: string) => T): NetworkPart<T>[] {
-    const parts: NetworkPart<T>[] = this.gateways.flatMap((g, i) => {
-      if (this.retired.has(i)) return [];
-      const id = this.bound.get(i) ?? this.held.get(i)?.networkId ?? undefined;
-      return [
-        {
-          networkId: id ?? 0,
-          name: id !== undefined ? this.networkName(id) : `gateway on ${g.label}`,
-          value: value(g.driver),
-        },
-      ];
-    });
-    const attached = new Set([
-      ...this.bound.values(),
-      ...[...this.held.values()].flatMap((h) => (h.networkId === null ? [] : [h.networkId])),
-    ]);
-    for (const n of this.dir.networks()) {
-      if (n.gateway_mac !== null && !attached.has(n.id))
-        parts.push({ networkId: n.id, name: n.name, value: missing(n.gateway_mac) });
-    }
-    return parts;
+  /** What the snapshots are made of (radio-snapshots.ts). */
+  private view(): RadioView {
+    return {
+      gateways: this.gateways,
+      retired: this.retired,
+      bound: this.bound,
+      held: this.held,
+      networks: () => this.dir.networks(),
+      networkName: (id) => this.networkName(id),
+    };
   }
 
   readiness(): GatewayReadiness {
-    const solo = this.solo();
-    if (solo) return solo.readiness();
-    const held = new Map([...this.held].map(([i, h]) => [this.gateways[i]?.driver, h]));
-    const agg = aggregateReadiness(
-      this.parts(
-        (d) => {
-          const r = d.readiness();
-          const h = held.get(d);
-          // A held gateway is connected but carries no traffic: not ready, and why.
-          return h && r.ready ? { ...r, ready: false, last_error: h.reason } : r;
-        },
-        (mac) => ({
-          ready: false,
-          last_error: `gateway ${mac} not connected`,
-          failure_count: 0,
-          transport: this.live()[0]?.driver.readiness().transport ?? 'sim',
-          port: null,
-          gateway_mac: mac,
-          next_retry_in_s: null,
-        }),
-      ),
-    );
-    return agg;
+    return this.solo()?.readiness() ?? radioReadiness(this.view());
   }
 
   master(): MasterSnapshot {
-    const solo = this.solo();
-    if (solo) return solo.master();
-    return aggregateMaster(
-      this.parts(
-        (d) => ({ ...d.master(), ready: d.readiness().ready }),
-        () => ({
-          state: 'UNKNOWN',
-          state_byte: 0xff,
-          state_metadata_ms: 0,
-          last_event: null,
-          last_event_ts: 0,
-          last_error: null,
-          ready: false,
-        }),
-      ),
-    );
+    return this.solo()?.master() ?? radioMaster(this.view());
   }
 
   stats(): DriverStats {
