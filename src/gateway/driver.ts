@@ -3,18 +3,20 @@
  * queue (one frame in flight), the reply matchers and the master-state mirror, and offers
  * the awaitable radio operations services use. See send-queue.ts for how TX outcomes are
  * attributed, operations.ts for the unicast reply windows and retries, broadcasts.ts for
- * the discovery and status rounds, connection.ts for readiness and reconnects, and
- * options.ts for every timeout and retry count.
+ * the discovery and status rounds, connection.ts for readiness and reconnects, transmit.ts
+ * for the lease gate in front of the queue, inbound.ts for where heard packets go,
+ * gateway-commands.ts for the USB-only gateway commands, and options.ts for every timeout
+ * and retry count.
  */
 import type { Clock } from '../clock.ts';
-import { encodeHostCommand } from '../protocol/commands.ts';
-import { BROADCAST, RF_REASON, type Addr, type M2NRequest, type RfConfig } from '../protocol/types.ts';
+import type { Addr, M2NRequest, RfConfig } from '../protocol/types.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
 import { AnnouncementLog } from './announcements.ts';
 import { LinkWatch } from './link-watch.ts';
 import { ConnectionManager } from './connection.ts';
-import { ActiveRf, rfRefusalDetail } from './gateway-rf.ts';
-import { buildM2nFrame } from './m2n-frame.ts';
+import { ActiveRf } from './gateway-rf.ts';
+import { GatewayCommands } from './gateway-commands.ts';
+import { InboundDispatch } from './inbound.ts';
 import { GatewaySession, type SessionHandlers } from './session.ts';
 import { MasterState } from './master-state.ts';
 import { MatcherRegistry } from './matcher.ts';
@@ -22,6 +24,7 @@ import * as broadcasts from './broadcasts.ts';
 import * as ops from './operations.ts';
 import { resolveDriverOptions, type DriverOptions } from './options.ts';
 import { SendQueue } from './send-queue.ts';
+import { Transmitter, countTxOutcome } from './transmit.ts';
 import { LeaseGate, leasedFace, type DriverLease, type LeaseToken } from './lease.ts';
 import type { CreateGatewayDriverOptions, DriverDiagnostics, LightnetGatewayDriver } from './driver-types.ts';
 import type {
@@ -31,9 +34,7 @@ import type {
   GatewayDriverEvents,
   GatewayReadiness,
   IdentifyResult,
-  InboundPacket,
   MasterSnapshot,
-  Priority,
   Reply,
   SendOptions,
   StatusResult,
@@ -58,8 +59,10 @@ class Driver implements LightnetGatewayDriver {
   private readonly session: GatewaySession;
   private readonly conn: ConnectionManager;
   private readonly watch: LinkWatch;
+  private readonly inbound: InboundDispatch;
+  private readonly tx: Transmitter;
+  private readonly gateway: GatewayCommands;
   private readonly announcements = new AnnouncementLog();
-  private readonly observers = new Set<(p: InboundPacket) => void>();
   private readonly ctx: ops.OpContext;
   private readonly rf = new ActiveRf();
   private readonly leases = new LeaseGate();
@@ -87,9 +90,18 @@ class Driver implements LightnetGatewayDriver {
     this.log = cfg.log ?? noopLog;
     this.matchers = new MatcherRegistry(this.clock);
     this.mirror = new MasterState(this.clock, (s) => this.safeEmit('master', s));
+    this.inbound = new InboundDispatch({
+      log: this.log,
+      leases: this.leases,
+      counters: this.d,
+      mirror: this.mirror,
+      announcements: this.announcements,
+      matchers: this.matchers,
+      emitPacket: (p) => this.safeEmit('packet', p),
+    });
     this.queue = new SendQueue(this.clock, this.options, {
       write: (bytes) => this.session.write(bytes),
-      onOutcome: (label, outcome, frame) => this.countOutcome(label, outcome, frame),
+      onOutcome: (label, outcome, frame) => countTxOutcome(this.d, this.rf, this.log, label, outcome, frame),
       outcomeGuardMs: (frame) => this.rf.outcomeGuardMs(frame, this.options),
       busyWaitMaxMs: () => this.rf.busyWaitMaxMs(this.options),
       onTxPendingRetry: () => void this.d.txPendingRetries++,
@@ -111,7 +123,7 @@ class Driver implements LightnetGatewayDriver {
       onRf: (reason, rf) => {
         if (this.rf.adopt(rf)) this.log.info({ reason, rf }, 'gateway RF settings now active');
       },
-      onPacket: (p) => this.onPacket(p),
+      onPacket: (p) => this.inbound.dispatch(p),
       onGatewayError: (text) => {
         // Gateway firmware never sends EV_ERROR (§4.2): such a frame is most likely line
         // noise that happened to decode. Reconnecting would reset CP2102 boards (DTR/RTS),
@@ -145,16 +157,22 @@ class Driver implements LightnetGatewayDriver {
       query: (ms) => this.session.queryState(ms),
       onDead: (detail) => this.session.fail(detail),
     });
+    this.tx = new Transmitter(this.clock, this.options, this.leases, this.queue);
+    this.gateway = new GatewayCommands({
+      options: this.options,
+      log: this.log,
+      leases: this.leases,
+      conn: this.conn,
+      session: this.session,
+      mirror: this.mirror,
+    });
     this.ctx = {
       clock: this.clock,
       options: this.options,
       matchers: this.matchers,
       log: this.log,
-      transmit: (receiver, request, opts, prio) => this.transmit(receiver, request, opts, prio),
-      observe: (fn) => {
-        this.observers.add(fn);
-        return () => this.observers.delete(fn);
-      },
+      transmit: (receiver, request, opts, prio) => this.tx.transmit(receiver, request, opts, prio),
+      observe: (fn) => this.inbound.observe(fn),
       airtimeMs: (n) => this.rf.airtimeMs(n),
       windows: () => this.rf.replyWindows(this.options),
       announcements: (group) =>
@@ -244,32 +262,7 @@ class Driver implements LightnetGatewayDriver {
     });
   }
 
-  // ── Inbound ──────────────────────────────────────────────────────────────────
-
-  private onPacket(raw: InboundPacket): void {
-    const p: InboundPacket = this.leases.detail === null ? raw : { ...raw, offchannel: true };
-    const r = p.reply;
-    if (r) {
-      this.d.replies++;
-      this.mirror.reply(r);
-    }
-    if (r?.kind === 'IDENTIFY_REPLY') {
-      const id = { addr: p.packet.sender, reply: r, rssi: p.rssi, snr: p.snr, ts: p.ts };
-      if (p.packet.receiver === BROADCAST) this.announcements.announced(id);
-      else this.announcements.identified(id);
-    }
-    // A throwing observer must neither crash the process (the exception would surface in
-    // the link's data callback) nor keep the packet from the others and the matchers.
-    for (const fn of [...this.observers]) {
-      try {
-        fn(p);
-      } catch (err) {
-        this.log.error({ err: errText(err) }, 'inbound packet observer threw');
-      }
-    }
-    this.safeEmit('packet', p);
-    this.matchers.offer(p);
-  }
+  // ── Events (inbound packets fan out in gateway/inbound.ts) ───────────────────
 
   /** Listeners are guarded one by one (see on()); this is the last line of defence. */
   private safeEmit<K extends keyof GatewayDriverEvents>(event: K, payload: GatewayDriverEvents[K]): void {
@@ -280,58 +273,7 @@ class Driver implements LightnetGatewayDriver {
     }
   }
 
-  // ── Sending ──────────────────────────────────────────────────────────────────
-
-  private async transmit(
-    receiver: Addr,
-    request: M2NRequest,
-    opts: SendOptions,
-    defaultPriority: Priority,
-  ): Promise<TxOutcome> {
-    const prio = opts.priority ?? defaultPriority;
-    // Leased (an RF task has the gateway off the network's channel): urgent traffic waits
-    // for the release (the task puts the channel back in its finally), the rest fails now.
-    while (!this.leases.passes(opts)) {
-      if (prio !== 'urgent') return { ok: false, reason: 'offchannel', detail: this.leases.detail ?? '' };
-      await this.leases.whenReleased();
-    }
-    return this.transmitNow(receiver, request, opts, defaultPriority);
-  }
-
-  private transmitNow(
-    receiver: Addr,
-    request: M2NRequest,
-    opts: SendOptions,
-    defaultPriority: Priority,
-  ): Promise<TxOutcome> {
-    const label = `${request.op} to ${receiver}`;
-    const built = buildM2nFrame(receiver, request, label);
-    if (!built.ok) return Promise.resolve({ ok: false, reason: 'invalid', detail: built.detail });
-    const priority = opts.priority ?? defaultPriority;
-    const deadlineMs =
-      opts.deadlineMs ??
-      (priority === 'interactive' ? this.options.interactiveDeadlineMs : this.options.bulkDeadlineMs);
-    return this.queue.enqueue({
-      frame: built.frame,
-      typeFull: built.typeFull,
-      priority,
-      deadlineAt: this.clock.now() + deadlineMs,
-      label,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-  }
-
-  private countOutcome(label: string, outcome: TxOutcome, frame: Uint8Array): void {
-    if (outcome.ok) {
-      this.d.framesSent++;
-      this.d.airtimeMs += this.rf.frameAirtimeMs(frame);
-      return;
-    }
-    if (outcome.reason === 'rejected') this.d.framesRejected++;
-    else if (outcome.reason === 'timeout') this.d.framesTimedOut++;
-    else if (outcome.reason === 'deadline') this.d.deadlineDrops++;
-    this.log.debug({ label, reason: outcome.reason, detail: outcome.detail }, 'frame not sent');
-  }
+  // ── Sending (gateway/transmit.ts) ─────────────────────────────────────────────
 
   hold(cls: 'bulk'): () => void {
     this.log.info({ cls }, 'bulk traffic held');
@@ -344,15 +286,13 @@ class Driver implements LightnetGatewayDriver {
 
   send(receiver: Addr, request: M2NRequest, opts: SendOptions = {}): Promise<TxOutcome> {
     // stop() fails queued and in-flight frames itself (the queue closes): no signal needed.
-    return this.transmit(receiver, request, opts, 'interactive');
+    return this.tx.transmit(receiver, request, opts, 'interactive');
   }
 
-  // ── Gateway (USB-only) commands ─────────────────────────────────────────────
+  // ── Gateway (USB-only) commands (gateway/gateway-commands.ts) ───────────────
 
-  async queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }> {
-    const ok = this.conn.isReady && (await this.session.queryState(this.options.stateQueryMs));
-    const m = this.mirror.snapshot();
-    return { ok, state: m.state, state_byte: m.state_byte, state_metadata_ms: m.state_metadata_ms };
+  queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }> {
+    return this.gateway.queryState();
   }
 
   // ── Lease (gateway/lease.ts) ────────────────────────────────────────────────
@@ -375,46 +315,16 @@ class Driver implements LightnetGatewayDriver {
     return this.leases.detail;
   }
 
-  private leaseRefusal(opts?: { lease?: LeaseToken }): Reply<never> | null {
-    return this.leases.passes(opts)
-      ? null
-      : { ok: false, reason: 'offchannel', detail: this.leases.detail ?? '' };
+  getGatewayRf(opts?: { lease?: LeaseToken }): Promise<Reply<RfConfig>> {
+    return this.gateway.getGatewayRf(opts);
   }
 
-  async getGatewayRf(opts?: { lease?: LeaseToken }): Promise<Reply<RfConfig>> {
-    const refused = this.leaseRefusal(opts);
-    if (refused) return refused;
-    if (!this.conn.isReady) return { ok: false, reason: 'link_down', detail: this.conn.notReadyDetail };
-    const r = await this.session.rfCommand({ kind: 'get_rf' }, this.options.gatewayRfMs);
-    return r.ok ? { ok: true, value: r.value.rf } : r;
-  }
-
-  async setGatewayRf(
+  setGatewayRf(
     rf: RfConfig,
     persist: boolean,
     opts?: { lease?: LeaseToken },
   ): Promise<Reply<{ reason: number; rf: RfConfig }>> {
-    const refused = this.leaseRefusal(opts);
-    if (refused) return refused;
-    try {
-      encodeHostCommand({ kind: 'set_rf', persist, rf });
-    } catch (err) {
-      return { ok: false, reason: 'invalid', detail: `gateway RF config: ${errText(err)}` };
-    }
-    if (!this.conn.isReady) return { ok: false, reason: 'link_down', detail: this.conn.notReadyDetail };
-    const r = await this.session.rfCommand({ kind: 'set_rf', persist, rf }, this.options.gatewayRfMs);
-    if (!r.ok) return r;
-    if (r.value.reason !== RF_REASON.OK) {
-      return { ok: false, reason: 'rejected', detail: rfRefusalDetail(r.value.reason, r.value.rf) };
-    }
-    if (persist) {
-      // The gateway stored the config and reboots 100 ms after answering (§3.3). Native USB
-      // boards drop the link, but on UART-bridge boards (CP2102) the port stays open and
-      // the reboot would go unnoticed: reconnect (and re-identify) in any case.
-      this.log.info({ rf: r.value.rf }, 'gateway RF config persisted; reconnecting after its reboot');
-      await this.conn.reconnect('gateway rebooting after a persisted RF change');
-    }
-    return r;
+    return this.gateway.setGatewayRf(rf, persist, opts);
   }
 
   // ── Node operations ──────────────────────────────────────────────────────────
