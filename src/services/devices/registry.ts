@@ -17,54 +17,17 @@ import { BROADCAST, type Addr } from '../../protocol/types.ts';
 import type { Scope } from '../../state/scopes.ts';
 import type { Store } from '../../state/store.ts';
 import { NetworkAlerts } from './network-alerts.ts';
+import { addressClash, followMove, replyFromForeignNetwork, type NetworkRulesCtx } from './network-rules.ts';
+import type { DeviceLinkState, DeviceRow, HeardNote, RejoinHooks, ReplyCounters } from './registry-types.ts';
 
 export type { NetworkAlert } from './network-alerts.ts';
+export type { DeviceLinkState, DeviceRow, HeardNote, RejoinHooks, ReplyCounters } from './registry-types.ts';
 
 /** Per node; longer than the gap between a node's two boot announcements (3 s). */
 const AUTO_RESTORE_COOLDOWN_MS = 5000;
 const AUTO_RESTORE_MAX_PARALLEL = 8;
 /** CONFIG options whose acknowledged value is mirrored into configByte (bit per option). */
 const CONFIG_BYTE_BITS: Record<number, number> = { 0x01: 0x01, 0x03: 0x02, 0x04: 0x04 };
-
-export type DeviceRow = Omit<Device, 'specials'> & {
-  dev_type_name: string;
-  dev_type_caps: string[];
-  caps: number;
-  specials: Record<string, number>;
-  [flatSpecial: string]: unknown;
-};
-
-/** The device's link state on rows: `rejoining` = known, believed rebooted, restore under way. */
-export type DeviceLinkState = 'online' | 'rejoining' | 'offline';
-
-/**
- * The recovery service's view into the registry (it lives above it): which devices are
- * rejoining, what to do with devices a caller wants to mark offline, and who restores a
- * known node that announces itself unbound.
- */
-export interface RejoinHooks {
-  isRejoining(addr: Addr): boolean;
-  /** Given the devices about to be marked offline, returns those that really go offline. */
-  filterOffline(addrs: readonly Addr[]): readonly Addr[];
-  /** A known node announced itself (or answered discovery) outside its stored group. */
-  restore(addr: Addr, groupId: number): void;
-}
-
-/** A reply from a known device, after it was applied (recovery listens). */
-export interface HeardNote {
-  addr: Addr;
-  kind: 'IDENTIFY_REPLY' | 'STATUS_REPLY' | 'ACK' | 'OTHER';
-  /** IDENTIFY: the group the node reported; ACK: the opcode acknowledged. */
-  groupId?: number;
-  ackOf?: number;
-  ok?: boolean;
-  announcement?: boolean;
-}
-
-export interface ReplyCounters {
-  onIdentify?: (addr: Addr) => void;
-  onStatus?: (addr: Addr) => void;
-}
 
 export class DeviceRegistry {
   private readonly restoreCooldown = new Map<Addr, number>();
@@ -84,13 +47,16 @@ export class DeviceRegistry {
    * or null; wired by the networks service. Rows then say `unreachable` with that reason.
    */
   reachability: ((d: Device) => string | null) | null = null;
+  private readonly rules: NetworkRulesCtx;
 
   constructor(
     private readonly store: Store,
     private readonly driver: GatewayDriver,
     private readonly clock: Clock,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.rules = { log, clock, alerts: this.networkAlerts };
+  }
 
   attach(): () => void {
     return this.driver.on('packet', (p) => this.handlePacket(p));
@@ -242,12 +208,7 @@ export class DeviceRegistry {
     }
     const d = this.find(addr);
     if (!d) return; // replies from unknown senders only count once they identify
-    // Several gateways: a reply heard on another network than the device's carries no MAC to
-    // prove it is this node (two networks may share a 6-hex address): not applied.
-    if (p.network_id !== undefined && p.network_id !== d.network_id) {
-      this.log.debug({ addr, via: p.network_id, network: d.network_id }, 'reply via another network ignored');
-      return;
-    }
+    if (replyFromForeignNetwork(this.rules, d, addr, p.network_id)) return;
     this.applyReply(d, r, nowS, heard);
     const note: HeardNote =
       r.kind === 'STATUS_REPLY'
@@ -326,24 +287,7 @@ export class DeviceRegistry {
     let scopes: Scope[] = ['DEVICES'];
     let restoreTo: number | null = null;
     let d = this.find(addr);
-    // Several gateways: another node (another full MAC) with this 6-hex address on another
-    // network. The stored row stays whose it is; nothing is overwritten.
-    if (d && via !== undefined && d.network_id !== via && d.full_mac !== null && d.full_mac !== r.mac) {
-      this.log.warn(
-        { addr, mac: r.mac, stored_mac: d.full_mac, via, network: d.network_id },
-        'address clash: another node with this address on another network (not applied)',
-      );
-      this.networkAlerts.add({
-        kind: 'addr_clash',
-        addr,
-        mac: d.full_mac,
-        other_mac: r.mac,
-        from_network: d.network_id,
-        to_network: via,
-        ts: this.clock.now() / 1000,
-      });
-      return;
-    }
+    if (addressClash(this.rules, d, addr, r.mac, via)) return;
     if (!d) {
       d = newDevice(addr, r.mac, r.devType);
       if (via !== undefined) d.network_id = via;
@@ -351,23 +295,7 @@ export class DeviceRegistry {
       created = true;
     }
     const dev = d;
-    // The same node (same full MAC) now answers on another network's gateway: it lives on
-    // that channel now, so the host follows the hardware (its group is kept: groups span
-    // networks). Another full MAC on the same address is not this node: never moved here.
-    const moved = via !== undefined && dev.network_id !== via && dev.full_mac === r.mac;
-    if (moved) {
-      this.log.warn({ addr, from: dev.network_id, to: via }, 'device now heard on another network: moved');
-      this.networkAlerts.add({
-        kind: 'moved',
-        addr,
-        mac: r.mac,
-        other_mac: null,
-        from_network: dev.network_id,
-        to_network: via,
-        ts: this.clock.now() / 1000,
-      });
-      dev.network_id = via;
-    }
+    const moved = followMove(this.rules, dev, addr, r.mac, via);
     const changedIdentity =
       moved || dev.full_mac !== r.mac || dev.dev_type !== r.devType || dev.version !== r.fw;
     dev.full_mac = r.mac;

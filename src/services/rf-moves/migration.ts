@@ -21,13 +21,11 @@
  * A resume does the same, except that it cannot know who was pushed: it finds whoever still
  * answers on A (STATUS, and DEVICES for unbound nodes), moves those, and rebinds everyone.
  */
-import { checkSeparation, describeRf, invalidRfField, sameRf } from '../../domain/rf-channels.ts';
-import { ValidationError } from '../../errors.ts';
+import { describeRf, sameRf } from '../../domain/rf-channels.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskContext, TaskSnapshot } from '../../tasks/task-manager.ts';
 import {
   goHome,
-  homeRf,
   networkOf,
   readyGateway,
   recordSeen,
@@ -36,48 +34,12 @@ import {
   tuneVolatile,
   type RfMovesDeps,
 } from './common.ts';
+import { checkMigration, type MigrateRequest } from './migration-check.ts';
+import { buildResult, type MigrationResult } from './migration-result.ts';
 import { follow, rebindPass, stillOnOld, waitGateway } from './migration-steps.ts';
 
-export interface MigrateRequest {
-  networkId: number;
-  to: RfConfig;
-  offline: 'skip' | 'abort';
-}
-
-export interface MigrationResult {
-  network_id: number;
-  network_name: string;
-  from: { rf: RfConfig; channel: string };
-  to: { rf: RfConfig; channel: string };
-  resumed: boolean;
-  seconds: number;
-  /** Start → the last node back in its group (the move itself; the rest is looking for stragglers). */
-  last_back_s: number | null;
-  /** `record`: making the migration record durable before anything goes on air. */
-  phases_s: {
-    record: number;
-    prepare: number;
-    push: number;
-    verify: number;
-    gateway: number;
-    rebind: number;
-  };
-  summary: {
-    devices: number;
-    pushed: number;
-    repushed: number;
-    not_moved: number;
-    skipped_offline: number;
-    rebound: number;
-    stranded: number;
-  };
-  /** Still answering on the old channel after 3 pushes (they stay there: rescue them). */
-  not_moved: Addr[];
-  skipped_offline: Addr[];
-  /** Moved (or believed moved) but not back online on the new channel: scan for them. */
-  stranded: Addr[];
-  hint: string | null;
-}
+export { checkMigration, type MigrateRequest } from './migration-check.ts';
+export type { MigrationResult } from './migration-result.ts';
 
 const PUSHES = 3;
 /**
@@ -103,41 +65,6 @@ const STRAGGLER_PASSES = 2;
 const STRAGGLER_WAIT_MS = 12_000;
 const STRAGGLER_STALL_MIN_MS = 7000;
 const GATEWAY_BACK_MS = 20_000;
-
-/** Checks a request; returns the old channel (400s name the field or the other network). */
-export function checkMigration(deps: RfMovesDeps, req: MigrateRequest): { from: RfConfig } {
-  const net = networkOf(deps.store, req.networkId);
-  const bad = invalidRfField(req.to);
-  if (bad) throw new ValidationError(`rf.${bad}: outside the firmware's limits`);
-  if (net.migration && !sameRf(net.migration.to, req.to))
-    throw new ValidationError(
-      `rf: ${net.name} is being moved to ${describeRf(net.migration.to)} already (a resumed migration finishes that first)`,
-    );
-  const gw = readyGateway(deps, net);
-  const from = net.migration?.from ?? homeRf(net, gw);
-  if (!net.migration && sameRf(from, req.to))
-    throw new ValidationError(`rf: ${net.name} is on ${describeRf(from)} already`);
-  const clash = checkSeparation(net.id, req.to, deps.store.state.networks);
-  if (clash)
-    throw new ValidationError(
-      `rf: ${describeRf(req.to)} is too close to network ${clash.other.name} (${(clash.distanceHz / 1000).toFixed(0)} kHz apart, ${(clash.requiredHz / 1000).toFixed(0)} kHz needed): ${net.name} and ${clash.other.name} would share the air`,
-    );
-  if (req.offline === 'abort') {
-    const off = deps.store.state.devices.filter(
-      (d) => d.network_id === net.id && deps.registry.linkState(d) === 'offline',
-    );
-    if (off.length > 0)
-      throw new ValidationError(
-        `offline: ${off.length} device(s) of ${net.name} are offline (${off
-          .slice(0, 8)
-          .map((d) => d.addr)
-          .join(
-            ', ',
-          )}${off.length > 8 ? ', …' : ''}); they would stay on the old channel — bring them online or pass offline: "skip"`,
-      );
-  }
-  return { from };
-}
 
 export function startMigration(deps: RfMovesDeps, req: MigrateRequest, resumed = false): TaskSnapshot {
   deps.tasks.assertIdle();
@@ -398,40 +325,24 @@ async function runMigration(
     const n = s.networks.find((x) => x.id === net.id);
     if (n) n.migration = null;
   });
-  const sec = (ms: number): number => Math.round(ms / 100) / 10;
-  const result: MigrationResult = {
-    network_id: net.id,
-    network_name: net.name,
-    from: { rf: from, channel: describeRf(from) },
-    to: { rf: to, channel: describeRf(to) },
+  const result = buildResult({
+    net,
+    from,
+    to,
     resumed,
-    seconds: sec(clock.now() - t0),
-    last_back_s: back.size > 0 ? sec(lastBackAt - t0) : null,
-    phases_s: {
-      record: sec(recordMs),
-      prepare: sec(phase.prepare),
-      push: sec(phase.push),
-      verify: sec(phase.verify),
-      gateway: sec(phase.gateway),
-      rebind: sec(phase.rebind),
-    },
-    summary: {
-      devices: all.length,
-      pushed: pushed.size,
-      repushed,
-      not_moved: notMoved.length,
-      skipped_offline: skipped.length,
-      rebound: back.size,
-      stranded: stranded.length,
-    },
-    not_moved: notMoved,
-    skipped_offline: skipped,
+    clock,
+    t0,
+    lastBackAt,
+    recordMs,
+    phase,
+    devices: all.length,
+    pushed: pushed.size,
+    repushed,
+    back,
+    notMoved,
+    skipped,
     stranded,
-    hint:
-      notMoved.length + skipped.length + stranded.length === 0
-        ? null
-        : `nodes left behind: scan ${describeRf(from)} (old channel) and ${describeRf(to)} (new channel) and rescue them`,
-  };
+  });
   log.info({ network: net.id, ...result.summary, seconds: result.seconds }, 'RF migration done');
   return result;
 }
