@@ -4,7 +4,7 @@
  * the contract's `gateway` and `master` shapes with the per-network detail beside them.
  */
 import { aggregateMaster, aggregateReadiness, type NetworkPart } from './routing.ts';
-import type { GatewayHold, RadioGateway } from './radio.ts';
+import type { GatewayHold, RadioGateway } from './radio-table.ts';
 import type { GatewayDriver, GatewayReadiness, MasterSnapshot } from './types.ts';
 
 /** The Radio's gateway table, read-only. */

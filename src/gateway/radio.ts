@@ -16,6 +16,9 @@
 import type { Addr, M2NRequest, RfConfig } from '../protocol/types.ts';
 import { TypedEmitter } from '../util/typed-emitter.ts';
 import { radioMaster, radioReadiness, type RadioView } from './radio-snapshots.ts';
+import { GatewayTable, type GatewayHold, type RadioGateway } from './radio-table.ts';
+
+export type { GatewayHold, RadioGateway } from './radio-table.ts';
 import { sumStats, targetNetworks, type RouteFacts } from './routing.ts';
 import type {
   DriverStats,
@@ -36,12 +39,6 @@ export interface RadioDirectory extends RouteFacts {
   networks(): readonly { id: number; name: string; gateway_mac: string | null }[];
 }
 
-export interface RadioGateway {
-  driver: GatewayDriver;
-  /** The port or address, to name a gateway that has no network yet. */
-  label: string;
-}
-
 type Failure = { ok: false; reason: 'link_down'; detail: string };
 const fail = (detail: string): Failure => ({ ok: false, reason: 'link_down', detail });
 /** Addresses heard announcing, for unicasts to nodes not stored yet (bounded). */
@@ -52,26 +49,18 @@ export function networkLegs(driver: GatewayDriver): { networkId: number; driver:
   return driver instanceof Radio && driver.multi ? driver.legs() : null;
 }
 
-/** Why an attached gateway carries no traffic (the networks service decides, see binding.ts). */
-export interface GatewayHold {
-  /** The network it would serve (a conflict), or null (it belongs to no network). */
-  networkId: number | null;
-  reason: string;
-}
-
 export class Radio implements GatewayDriver {
   private readonly emitter = new TypedEmitter<GatewayDriverEvents>();
-  /** Gateway index → network id (unbound gateways carry no traffic). */
-  private readonly bound = new Map<number, number>();
+  private readonly table = new GatewayTable();
   private readonly lastHeard = new Map<Addr, number>();
-  /** Attached gateways that carry no traffic, and why. */
-  private readonly held = new Map<number, GatewayHold>();
   /** Runs on a gateway's readiness change before the Radio re-emits it (binding first). */
   private binder: ((index: number, r: GatewayReadiness) => void) | null = null;
   private binding = false;
-  /** Drivers replaced by the same gateway on another port: stopped, out of every snapshot. */
-  private readonly retired = new Set<number>();
-  readonly gateways: RadioGateway[] = [];
+
+  /** Every gateway attached so far, retired ones included (indexes stay stable). */
+  get gateways(): readonly RadioGateway[] {
+    return this.table.gateways;
+  }
 
   constructor(
     gateways: readonly RadioGateway[],
@@ -82,10 +71,9 @@ export class Radio implements GatewayDriver {
 
   /** Adds a gateway (at start, or found while running); returns its index. */
   addGateway(g: RadioGateway): number {
-    const i = this.gateways.length;
-    this.gateways.push(g);
+    const i = this.table.add(g);
     g.driver.on('packet', (p) => {
-      const networkId = this.bound.get(i);
+      const networkId = this.table.bound.get(i);
       // An unassigned gateway's packets are not ours to apply.
       if (networkId === undefined) return;
       if (p.reply?.kind === 'IDENTIFY_REPLY') this.noteHeard(p.packet.sender, networkId);
@@ -116,25 +104,19 @@ export class Radio implements GatewayDriver {
    */
   bind(index: number, networkId: number | null, hold?: GatewayHold): void {
     const before = this.binding ? '' : JSON.stringify(this.readiness());
-    if (networkId === null) this.bound.delete(index);
-    else this.bound.set(index, networkId);
-    if (networkId === null && hold) this.held.set(index, hold);
-    else this.held.delete(index);
+    this.table.set(index, networkId, hold);
     if (!this.binding && JSON.stringify(this.readiness()) !== before)
       this.emitter.emit('readiness', this.readiness());
   }
 
   /** Takes a gateway out for good (its board came back on another port); stops its driver. */
   retire(index: number): void {
-    this.bound.delete(index);
-    this.held.delete(index);
-    this.retired.add(index);
-    void this.gateways[index]?.driver.stop();
+    void this.table.retire(index)?.stop();
   }
 
   /** The gateways still in service (their ports are owned: a rescan never opens them). */
   live(): RadioGateway[] {
-    return this.gateways.filter((_, i) => !this.retired.has(i));
+    return this.table.live();
   }
 
   /**
@@ -144,9 +126,9 @@ export class Radio implements GatewayDriver {
   private solo(): GatewayDriver | null {
     // Counted without retired drivers: one gateway that came back on another socket is
     // still one gateway (its old port's driver is out for good).
-    const only = this.soleLive();
-    if (only === null || this.held.has(only)) return null;
-    const id = this.bound.get(only);
+    const only = this.table.soleLive();
+    if (only === null || this.table.held.has(only)) return null;
+    const id = this.table.bound.get(only);
     if (id === undefined) {
       // Not identified yet (unplugged at start, connecting): the driver's own not-ready
       // answers, as a single gateway always gave them — unless several networks wait.
@@ -157,47 +139,27 @@ export class Radio implements GatewayDriver {
     return this.gateways[only]?.driver ?? null;
   }
 
-  /** The index of the one gateway in service, or null when there are several. */
-  private soleLive(): number | null {
-    let only: number | null = null;
-    for (let i = 0; i < this.gateways.length; i++) {
-      if (this.retired.has(i)) continue;
-      if (only !== null) return null;
-      only = i;
-    }
-    return only;
-  }
-
   /** Several gateways in service (per-network legs and routes); retired drivers do not count. */
   get multi(): boolean {
     return this.live().length > 1;
   }
 
   networkOfGateway(index: number): number | null {
-    return this.bound.get(index) ?? null;
+    return this.table.bound.get(index) ?? null;
   }
 
   /** The driver serving a network, or null when its gateway is not attached. */
   driverOf(networkId: number): GatewayDriver | null {
-    for (const [i, id] of this.bound) if (id === networkId) return this.gateways[i]?.driver ?? null;
-    return null;
+    return this.table.driverOf(networkId);
   }
 
   /** The gateway of a network: bound to it, or attached but held for it (its RF differs). */
   gatewayFor(networkId: number): GatewayDriver | null {
-    const bound = this.driverOf(networkId);
-    if (bound) return bound;
-    for (const [i, h] of this.held)
-      if (h.networkId === networkId && !this.retired.has(i)) return this.gateways[i]?.driver ?? null;
-    return null;
+    return this.table.gatewayFor(networkId);
   }
 
   private networkName(id: number): string {
     return this.dir.networks().find((n) => n.id === id)?.name ?? `network ${id}`;
-  }
-
-  private boundIds(): number[] {
-    return [...new Set(this.bound.values())].sort((a, b) => a - b);
   }
 
   private noteHeard(addr: Addr, networkId: number): void {
@@ -210,7 +172,7 @@ export class Radio implements GatewayDriver {
     const d = this.driverOf(networkId);
     if (!d) {
       // Attached but held (its radio settings differ from the network's): say so.
-      const held = [...this.held.values()].find((h) => h.networkId === networkId);
+      const held = this.table.holdOf(networkId);
       return fail(
         held
           ? `gateway of ${this.networkName(networkId)} carries no traffic: ${held.reason}`
@@ -250,9 +212,9 @@ export class Radio implements GatewayDriver {
   private view(): RadioView {
     return {
       gateways: this.gateways,
-      retired: this.retired,
-      bound: this.bound,
-      held: this.held,
+      retired: this.table.retired,
+      bound: this.table.bound,
+      held: this.table.held,
       networks: () => this.dir.networks(),
       networkName: (id) => this.networkName(id),
     };
@@ -274,7 +236,7 @@ export class Radio implements GatewayDriver {
 
   /** The first network's settings: pacing and estimates assume one modulation for all. */
   radioSettings(): { rf: RfConfig; source: 'gateway' | 'default' } {
-    const first = this.boundIds()[0];
+    const first = this.table.boundIds()[0];
     const d = (first !== undefined ? this.driverOf(first) : null) ?? this.live()[0]?.driver;
     if (!d) throw new Error('radio: no gateway');
     return d.radioSettings();
@@ -315,7 +277,7 @@ export class Radio implements GatewayDriver {
     const ids = targetNetworks(
       receiver,
       request,
-      this.boundIds(),
+      this.table.boundIds(),
       this.dir,
       (a) => this.lastHeard.get(a) ?? null,
     );
@@ -346,7 +308,7 @@ export class Radio implements GatewayDriver {
   async discover(opts: Parameters<GatewayDriver['discover']>[0]): Promise<IdentifyResult[]> {
     const solo = this.solo();
     if (solo) return solo.discover(opts);
-    const drivers = this.readyDrivers();
+    const drivers = this.table.readyDrivers();
     const parts = await Promise.all(drivers.map((d) => d.discover(opts)));
     return parts.flat();
   }
@@ -354,7 +316,7 @@ export class Radio implements GatewayDriver {
   async statusBroadcast(opts: Parameters<GatewayDriver['statusBroadcast']>[0]): Promise<StatusResult[]> {
     const solo = this.solo();
     if (solo) return solo.statusBroadcast(opts);
-    const drivers = this.readyDrivers();
+    const drivers = this.table.readyDrivers();
     if (!opts.targets) return (await Promise.all(drivers.map((d) => d.statusBroadcast(opts)))).flat();
     // Each network polls its own devices; a missing network's devices simply do not answer.
     const byDriver = new Map<GatewayDriver, StatusTarget[]>();
@@ -377,11 +339,7 @@ export class Radio implements GatewayDriver {
    * in parallel (each gateway's air is its own), inside the one task slot.
    */
   legs(): { networkId: number; driver: GatewayDriver }[] {
-    return this.boundIds().flatMap((networkId) => {
-      const driver = this.driverOf(networkId);
-      // A leased gateway (an RF task has it off its channel) takes no part in fleet work.
-      return driver && driver.readiness().ready && !driver.offchannel?.() ? [{ networkId, driver }] : [];
-    });
+    return this.table.legs();
   }
 
   /** The lease text of the device's network's gateway (or of any, without an address). */
@@ -395,15 +353,6 @@ export class Radio implements GatewayDriver {
     }
     const id = this.dir.networkOf(addr) ?? this.lastHeard.get(addr) ?? null;
     return id === null ? null : (this.driverOf(id)?.offchannel?.() ?? null);
-  }
-
-  /** Bound, connected drivers; when none is, all bound ones (their own errors then apply). */
-  private readyDrivers(): GatewayDriver[] {
-    const all = this.boundIds()
-      .map((id) => this.driverOf(id))
-      .filter((d): d is GatewayDriver => d !== null);
-    const ready = all.filter((d) => d.readiness().ready && !d.offchannel?.());
-    return ready.length > 0 ? ready : all;
   }
 
   statusUnicast(...a: Parameters<GatewayDriver['statusUnicast']>): Promise<Reply<StatusResult>> {
@@ -445,7 +394,7 @@ export class Radio implements GatewayDriver {
   private primary(): GatewayDriver | Failure {
     const solo = this.solo();
     if (solo) return solo;
-    const first = this.boundIds()[0];
+    const first = this.table.boundIds()[0];
     return first === undefined ? fail('no gateway belongs to a network') : this.ready(first);
   }
 }
