@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.ts';
 import type { DriverLog } from './operations.ts';
 import type { DriverOptions } from './options.ts';
+import { LinkStabilityWatch, type LinkStability } from './link-stability.ts';
 import { ReconnectBackoff } from './reconnect.ts';
 import type { GatewaySession } from './session.ts';
 import type { GatewayReadiness } from './types.ts';
@@ -29,6 +30,7 @@ const errText = (err: unknown): string => (err instanceof Error ? err.message : 
 
 export class ConnectionManager {
   private readonly backoff: ReconnectBackoff;
+  private readonly stability: LinkStabilityWatch;
   private started = false;
   private stopped = false;
   private connecting: Promise<boolean> | null = null;
@@ -54,6 +56,27 @@ export class ConnectionManager {
       () => this.connect(),
       () => this.announce(),
     );
+    this.stability = new LinkStabilityWatch(
+      clock,
+      {
+        maxLosses: options.unstableLosses,
+        windowMs: options.unstableWindowMs,
+        reconnectMs: options.unstableReconnectMs,
+      },
+      (unstable, losses) => {
+        this.backoff.setFloor(unstable ? options.unstableReconnectMs : 0);
+        const detail = { port: this.cfg.port, mac: this.gatewayMac, losses };
+        if (unstable) this.log.warn(detail, 'gateway link unstable: reconnects slowed down');
+        else this.log.info(detail, 'gateway link stable again');
+        // Readiness is unchanged, but its listeners (networks, banners) read the stability.
+        this.announce();
+      },
+    );
+  }
+
+  /** Set while the link keeps being lost (more than N losses a window), else null. */
+  linkStability(): LinkStability | null {
+    return this.stability.snapshot();
   }
 
   get isReady(): boolean {
@@ -86,6 +109,7 @@ export class ConnectionManager {
     if (this.stopped) return;
     this.stopped = true;
     this.backoff.stop();
+    this.stability.stop();
     const wasReady = this.ready;
     this.ready = false;
     this.hooks.onDown('gateway driver stopped', 'cancelled');
@@ -118,12 +142,17 @@ export class ConnectionManager {
   /**
    * Connects now when the link is down and no attempt is under way (its port just appeared
    * again: the backoff's wait is cut short). Unlike `retry`, never closes a working or
-   * connecting link. On failure the backoff takes over from its first delay.
+   * connecting link. On failure the backoff takes over from its first delay. A flapping
+   * link keeps its longer wait: a loose cable re-enumerates the port at every contact.
    */
   async connectNow(): Promise<boolean> {
     // An attempt that began before the port was back may fail: then connect again now.
     if (this.connecting && (await this.connecting)) return true;
     if (this.stopped || !this.started || this.ready) return this.ready;
+    if (this.stability.unstable) {
+      this.scheduleReconnect();
+      return false;
+    }
     this.backoff.reset();
     const ok = await this.connect();
     if (!ok) this.scheduleReconnect();
@@ -136,6 +165,7 @@ export class ConnectionManager {
     this.linkLosses++;
     this.goDown(detail);
     this.log.warn({ port: this.cfg.port, detail }, 'gateway link lost');
+    this.stability.lost();
     this.scheduleReconnect();
   }
 

@@ -14,6 +14,7 @@ import { TypedEmitter } from '../util/typed-emitter.ts';
 import { AnnouncementLog } from './announcements.ts';
 import { LinkWatch } from './link-watch.ts';
 import { ConnectionManager } from './connection.ts';
+import type { LinkStability } from './link-stability.ts';
 import { ActiveRf } from './gateway-rf.ts';
 import { GatewayCommands } from './gateway-commands.ts';
 import { InboundDispatch } from './inbound.ts';
@@ -212,6 +213,10 @@ class Driver implements LightnetGatewayDriver {
 
   readiness(): GatewayReadiness {
     return this.conn.readiness();
+  }
+
+  linkStability(): LinkStability | null {
+    return this.conn.linkStability();
   }
 
   master(): MasterSnapshot {

@@ -163,6 +163,14 @@ export interface DriverOptions {
   /** Reconnect backoff: first delay, doubled after every failed attempt up to the max. */
   reconnectInitialMs: number;
   reconnectMaxMs: number;
+  /**
+   * A flapping link: more than `unstableLosses` link losses within `unstableWindowMs` make
+   * it unstable (banner; 0 disables); each reconnect then waits at least
+   * `unstableReconnectMs` until a whole window passes without a loss.
+   */
+  unstableLosses: number;
+  unstableWindowMs: number;
+  unstableReconnectMs: number;
   /** After opening the port: let a resetting board boot and its noise pass (§2.1: ≥ 0.5 s). */
   identifySettleMs: number;
   /** Wait for the unframed identify answer after each probe. */
@@ -219,6 +227,9 @@ export const DEFAULT_DRIVER_OPTIONS: Readonly<DriverOptions> = Object.freeze({
 
   reconnectInitialMs: 1000,
   reconnectMaxMs: 15_000,
+  unstableLosses: 3,
+  unstableWindowMs: 60_000,
+  unstableReconnectMs: 10_000,
   identifySettleMs: 500,
   identifyAnswerMs: 300,
   identifyAttempts: 3,

@@ -10,6 +10,8 @@ export class ReconnectBackoff {
   private timer: TimerHandle | null = null;
   private dueAt: number | null = null;
   private stopped = false;
+  /** Lower bound of every delay (a flapping link waits longer, see connection.ts). */
+  private floorMs = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -26,7 +28,7 @@ export class ReconnectBackoff {
   /** Schedules the next attempt with the current delay, then doubles the delay. */
   schedule(): void {
     if (this.stopped || this.timer) return;
-    const delay = this.delayMs;
+    const delay = Math.max(this.delayMs, this.floorMs);
     this.delayMs = Math.min(this.maxMs, this.delayMs * 2);
     this.dueAt = this.clock.now() + delay;
     this.timer = this.clock.setTimeout(() => {
@@ -41,6 +43,11 @@ export class ReconnectBackoff {
       );
     }, delay);
     this.onScheduled();
+  }
+
+  /** Every delay from now on is at least `ms` (0: back to the plain doubling). */
+  setFloor(ms: number): void {
+    this.floorMs = ms;
   }
 
   /** Back to the initial delay; cancels a pending attempt. */
@@ -67,7 +74,7 @@ export class ReconnectBackoff {
 
   /** The delay the next `schedule()` will use. */
   get nextDelayMs(): number {
-    return this.delayMs;
+    return Math.max(this.delayMs, this.floorMs);
   }
 
   /** Seconds until the scheduled attempt, or null when none is scheduled. */

@@ -4,6 +4,7 @@
  */
 import type { Addr, LoraPacket, M2NRequest, N2MReply, RfConfig } from '../protocol/types.ts';
 import type { LinkKind } from '../transport/link.ts';
+import type { LinkStability } from './link-stability.ts';
 
 /**
  * Interactive traffic (control, indicate, scenes) is sent before bulk task traffic; urgent
@@ -150,6 +151,11 @@ export interface GatewayDriver {
    */
   connectNow?(): Promise<boolean>;
   readiness(): GatewayReadiness;
+  /**
+   * Set while the link keeps being lost (a flapping USB link), else null; announced through
+   * a `readiness` event when it changes. Optional: the Radio and test doubles omit it.
+   */
+  linkStability?(): LinkStability | null;
   master(): MasterSnapshot;
   stats(): DriverStats;
   /**

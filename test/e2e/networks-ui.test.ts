@@ -304,6 +304,40 @@ describe('networks in the UI', () => {
     }
   });
 
+  it('a-flapping-gateway-link-raises-a-banner-naming-its-network-which-clears-once-stable', async () => {
+    // The stepped clock runs an idle hour in about two seconds: a long window keeps the
+    // flapping state up long enough for the browser (the rule itself is unchanged).
+    const windowMs = 2 * 3_600_000;
+    await withHost(
+      { nodes: 2, seed: 4, overrides: { driverOptions: { unstableWindowMs: windowMs } } },
+      async (h) => {
+        const page = b.page;
+        await page.goto(h.url + '/');
+        await page.getByTestId('gateway-pill').waitFor();
+        const faults = h.host.sim!.fleet.faults;
+        const ready = async () =>
+          (await h.get<{ gateway: { ready: boolean } }>('/api/gateway')).body.gateway.ready;
+        for (let i = 1; i <= 4; i++) {
+          await eventually(ready, `gateway ready before loss ${i}`);
+          faults.dropLink();
+          await eventually(async () => !(await ready()), `loss ${i}`);
+          if (i < 4) faults.restoreLink();
+        }
+        // One gateway too: its banner names the network and says what to check.
+        const banner = page.getByTestId('banner-unstable-1');
+        await banner.waitFor();
+        const text = (await banner.textContent()) ?? '';
+        expect(text).toContain('Gateway of Network 1 lost its link 4 times in the last 7200 s');
+        expect(text).toContain('check the USB cable, hub and power');
+        await insideWindow(page, '[data-testid=banner-unstable-1]', 'unstable-link banner');
+        faults.restoreLink();
+        // A whole window without a loss: the banner goes by itself.
+        await banner.waitFor({ state: 'detached', timeout: 90_000 });
+        expect(b.errors).toEqual([]);
+      },
+    );
+  });
+
   it('one-gateway-shows-nothing-new-but-the-settings-entry', async () => {
     await withHost({ nodes: 3, seed: 4 }, async (h) => {
       const rows = await discoverAll(h, { newGroupName: 'Solo' });

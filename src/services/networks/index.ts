@@ -8,6 +8,7 @@
  * the Radio passes everything through, rows keep today's fields and states.
  */
 import type { Clock } from '../../clock.ts';
+import type { LinkStability } from '../../gateway/link-stability.ts';
 import type { Radio } from '../../gateway/radio.ts';
 import type { Logger } from '../../logger.ts';
 import type { Device } from '../../domain/model.ts';
@@ -221,6 +222,7 @@ export function createNetworks(deps: {
             `network ${r.name}: its gateway is on other radio settings (${r.conflict?.fields.join(', ') ?? ''} differ): resolve the conflict`,
           );
         else if (r.state === 'not_ready' && radio.multi) out.push(`network ${r.name}: gateway not ready`);
+        if (r.link_unstable) out.push(unstableText(r.name, r.link_unstable));
       }
       for (const g of unassignedRows(binder))
         if (g.gateway_mac !== null)
@@ -269,3 +271,9 @@ export function createNetworks(deps: {
 }
 
 export { pinnedAddrs };
+
+/** The warning (Health, log) for a flapping gateway link; the UI banner says the same. */
+export function unstableText(name: string, u: LinkStability): string {
+  const window = u.window_s === 60 ? 'minute' : `${u.window_s} s`;
+  return `gateway of ${name} lost its link ${u.losses} time${u.losses === 1 ? '' : 's'} in the last ${window} — check the USB cable, hub and power (reconnects wait ${u.reconnect_min_s} s until it is stable)`;
+}

@@ -4,6 +4,7 @@
  * channel table with which network occupies each channel. Read-only views of the binder's
  * runtime state and the stored records.
  */
+import type { LinkStability } from '../../gateway/link-stability.ts';
 import type { GatewayDriver, GatewayReadiness } from '../../gateway/types.ts';
 import type { Network, NetworkMigration } from '../../domain/networks.ts';
 import {
@@ -44,6 +45,8 @@ export interface NetworkRow {
   migration: NetworkMigration | null;
   /** Its gateway is attached on other radio settings: no traffic until resolved. */
   conflict: { gateway_rf: RfConfig; fields: string[] } | null;
+  /** Its gateway's USB link keeps being lost (flapping): reconnects are slowed down. */
+  link_unstable: LinkStability | null;
 }
 
 export interface UnassignedGateway {
@@ -71,6 +74,8 @@ export interface GatewayRow {
   unknown_heard: number;
   last_error: string | null;
   next_retry_in_s: number | null;
+  /** The USB link keeps being lost (flapping): reconnects are slowed down. */
+  link_unstable: LinkStability | null;
 }
 
 /** As the gateway snapshot shows them (MasterView): airtime in whole ms. */
@@ -127,6 +132,7 @@ export function networkRow(state: StateModel, binder: GatewayBinder, n: Network)
     ...channelFields(n.rf),
     migration: n.migration,
     conflict,
+    link_unstable: slot?.driver.linkStability?.() ?? null,
   };
 }
 
@@ -169,6 +175,7 @@ function slotRow(state: StateModel, binder: GatewayBinder, s: GatewaySlot): Gate
     // Connected but holding its traffic: say why (the driver itself has no error).
     last_error: r.ready && s.state !== 'bound' ? s.reason : r.last_error,
     next_retry_in_s: r.next_retry_in_s,
+    link_unstable: s.driver.linkStability?.() ?? null,
   };
 }
 
@@ -192,6 +199,7 @@ export function gatewayRows(state: StateModel, binder: GatewayBinder): GatewayRo
       unknown_heard: 0,
       last_error: `gateway of ${n.name} not connected`,
       next_retry_in_s: null,
+      link_unstable: null,
     });
   }
   return rows;

@@ -81,6 +81,31 @@ function NetworkBanner({ n, retry }: { n: NetworkInfo; retry: ComponentChildren 
   return null;
 }
 
+/**
+ * A gateway whose USB link keeps dropping (more than 3 losses a minute): one banner per
+ * network, with one gateway too — a flapping single gateway is worth a warning as well.
+ * It clears by itself once the host reports the link stable again.
+ */
+export function UnstableLinkBanners() {
+  if (link.value === 'lost') return null;
+  return (
+    <>
+      {networks.value.map((n) => {
+        const u = n.link_unstable;
+        if (!u) return null;
+        const secs = u.window_s === 60 ? 'minute' : `${u.window_s} s`;
+        return (
+          <Banner key={n.id} tone="amber" id={`banner-unstable-${n.id}`}>
+            Gateway of {n.name} lost its link {u.losses} time{u.losses === 1 ? '' : 's'} in the last {secs} —
+            check the USB cable, hub and power. Reconnects wait {Math.round(u.reconnect_min_s)} s until the
+            link is stable.
+          </Banner>
+        );
+      })}
+    </>
+  );
+}
+
 export function NetworkBanners({ retry }: { retry: ComponentChildren }) {
   // Without the host the last known states are stale: the link banner says so instead.
   if (link.value === 'lost' || !perNetworkBanners()) return null;

@@ -22,6 +22,15 @@ export interface NetworkInfo {
   /** Added by the channel-plan work: the gateway's RF differs from the network's record. */
   conflict?: { gateway_rf: RfConfig | null; fields: string[] } | null;
   migration?: { from: RfConfig; to: RfConfig; started_ts: number } | null;
+  /** Its gateway's USB link keeps being lost (flapping); reconnects are slowed down. */
+  link_unstable?: LinkStabilityInfo | null;
+}
+
+export interface LinkStabilityInfo {
+  losses: number;
+  window_s: number;
+  since_ts: number;
+  reconnect_min_s: number;
 }
 
 export interface UnassignedGatewayInfo {

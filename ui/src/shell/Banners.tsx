@@ -5,7 +5,7 @@ import { gateway, health, link, loadHealth, loadMaster } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { lowBattery } from '../common/battery.ts';
 import { HeatBanner } from './HeatBanner.tsx';
-import { NetworkBanners, perNetworkBanners } from '../networks/NetworkBanners.tsx';
+import { NetworkBanners, UnstableLinkBanners, perNetworkBanners } from '../networks/NetworkBanners.tsx';
 
 export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
   const g = gateway.value;
@@ -72,6 +72,7 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
           </div>
         )
       )}
+      <UnstableLinkBanners />
       {g?.transport === 'sim' && (
         <div class="banner sim" data-testid="banner-sim">
           Simulator — no radio hardware is connected. Nothing you do here reaches real nodes.
