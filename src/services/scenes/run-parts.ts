@@ -3,12 +3,13 @@
  * gateway, the networks in parallel; the action ends when every network is done (the
  * barrier before the next action). A network whose gateway is missing fails at once as
  * `degraded` naming it (`gateway_missing: Track B`) — never a wait — and, unlike a send
- * error, does not stop the scene: the other track goes on.
+ * error, does not stop the scene: the other track goes on. So does one whose gateway an RF
+ * task holds off its channel (`offchannel: the gateway of Track B is scanning channels …`).
  */
 import type { NetworkRouter } from '../../gateway/network-parts.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { PlannedAction, PlannedFrame, PlannedPart } from './dispatch-planner.ts';
-import type { NetworkPartResult } from './runner.ts';
+import type { FrameError, NetworkPartResult } from './runner.ts';
 
 export interface PartsOutcome {
   state: 'ok' | 'error' | 'degraded' | 'cancelled';
@@ -21,7 +22,7 @@ export interface PartsOutcome {
   networks: NetworkPartResult[];
 }
 
-type SendFrame = (driver: GatewayDriver, f: PlannedFrame) => Promise<string | null>;
+type SendFrame = (driver: GatewayDriver, f: PlannedFrame) => Promise<FrameError | null>;
 
 async function runPart(
   part: PlannedPart,
@@ -35,16 +36,27 @@ async function runPart(
   const route = router.route(part.network);
   if (!route.ok && part.frames.length > 0)
     return { ...base, ok: false, state: 'degraded', error: route.error, frames_sent: 0 };
+  // Leased off its channel by an RF task (scan, rescue, migration): its share fails at once
+  // with the lease's text, degraded like a missing gateway's (Blackout waits instead).
+  const leased = route.ok && part.frames.length > 0 ? (route.driver.offchannel?.() ?? null) : null;
+  if (leased !== null) return { ...base, ok: false, state: 'degraded', error: leased, frames_sent: 0 };
   let n = 0;
   const failures: string[] = [];
+  let offchannel: string | null = null;
   for (const f of part.frames) {
     if (signal.aborted) return { ...base, ok: false, state: 'cancelled', error: 'cancelled', frames_sent: n };
-    const err = route.ok ? await send(route.driver, f) : 'no route';
+    const err: FrameError | null = route.ok
+      ? await send(route.driver, f)
+      : { text: 'no route', offchannel: false };
     if (err === null) {
       n++;
       sent.push(f);
-    } else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err}` : err);
+    } else if (err.offchannel) offchannel ??= err.text;
+    else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err.text}` : err.text);
   }
+  // A lease taken mid-part: the frames after it were refused at once, not failed.
+  if (offchannel !== null && failures.length === 0)
+    return { ...base, ok: false, state: 'degraded', error: offchannel, frames_sent: n };
   if (failures.length === 0) return { ...base, ok: true, state: 'ok', error: null, frames_sent: n };
   return { ...base, ok: false, state: 'error', error: failures[0] ?? 'failed', frames_sent: n };
 }

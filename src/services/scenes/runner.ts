@@ -246,6 +246,7 @@ export class SceneRunner {
     }
     const sent: PlannedFrame[] = [];
     const failures: string[] = [];
+    let offchannel: string | null = null;
     for (const f of a.frames) {
       // A cancel (Stop, Blackout) ends the action between frames: what follows must not
       // land after the blackout's off frame.
@@ -255,9 +256,25 @@ export class SceneRunner {
       }
       const err = await this.sendFrame(f);
       if (err === null) sent.push(f);
-      else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err}` : err);
+      else if (err.offchannel) offchannel ??= err.text;
+      else failures.push(f.part?.stage === 'offset' ? `offset packet: ${err.text}` : err.text);
     }
     this.mirror(sent);
+    if (offchannel !== null && failures.length === 0) {
+      // The gateway is leased off its channel by an RF task: like a missing gateway's
+      // share, degraded with the lease's text — it does not stop the scene.
+      this.deps.log.warn({ index: a.index, kind: a.kind, error: offchannel }, 'scene action degraded');
+      return {
+        ...base,
+        ok: false,
+        state: 'degraded',
+        degraded: true,
+        error: offchannel,
+        duration_ms: duration(),
+        frames_sent: sent.length,
+        ...detail,
+      };
+    }
     if (failures.length === 0)
       return {
         ...base,
@@ -305,16 +322,19 @@ export class SceneRunner {
   }
 
   /** Sends one planned frame (through `driver`: one network's gateway); null when it went out, else why not. */
-  private async sendFrame(f: PlannedFrame, driver: GatewayDriver = this.deps.driver): Promise<string | null> {
+  private async sendFrame(
+    f: PlannedFrame,
+    driver: GatewayDriver = this.deps.driver,
+  ): Promise<FrameError | null> {
     const opts = { priority: 'interactive' as const, deadlineMs: FRAME_DEADLINE_MS };
     if (f.via === 'stream' && f.request.op === 'STREAM') {
       const r = await driver.stream(f.receiver, f.request.payload, opts);
-      if (!r.ok) return `${f.receiver}: ${r.detail}`;
-      return r.value.ok ? null : `${f.receiver}: ACK status ${r.value.status}`;
+      if (!r.ok) return frameError(r.reason, `${f.receiver}: ${r.detail}`);
+      return r.value.ok ? null : frameError('nack', `${f.receiver}: ACK status ${r.value.status}`);
     }
     const t0 = this.deps.clock.now();
     const out = await driver.send(f.receiver, f.request, opts);
-    if (!out.ok) return out.detail;
+    if (!out.ok) return frameError(out.reason, out.detail);
     this.deps.onFrameTimed?.(f, this.deps.clock.now() - t0);
     return null;
   }
@@ -344,6 +364,17 @@ export class SceneRunner {
     }
   }
 }
+
+/** A frame that did not go out; `offchannel`: its gateway is leased by an RF task. */
+export interface FrameError {
+  text: string;
+  offchannel: boolean;
+}
+
+const frameError = (reason: string, text: string): FrameError => ({
+  text,
+  offchannel: reason === 'offchannel',
+});
 
 function networkFailures(results: readonly ActionResult[]): NetworkFailure[] {
   return results.flatMap((r) =>

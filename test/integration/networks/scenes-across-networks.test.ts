@@ -255,6 +255,46 @@ describe('scenes across two networks', () => {
     });
   });
 
+  it('a-network-whose-gateway-scans-channels-is-an-offchannel-part-that-does-not-stop-the-scene', async () => {
+    await withHost({ nodes: 3, simGateways: 2 }, async (h) => {
+      const f = await twoNetworkFleet(h);
+      const a = f.get(1)!;
+      const b = f.get(2)!;
+      const home = { ...b.fleet.gateway.rf };
+      const scan = await h.post<{ task: { id: number } }>('/api/networks/2/channel-scan', {
+        region: 'EU868',
+        channel_ids: [3, 4, 5],
+      });
+      expect(scan.status).toBe(200);
+      await until(() => b.fleet.gateway.rf.freqHz !== home.freqHz, 'gateway 2 to leave its channel');
+      const run = await h.post<RunBody>('/api/scenes/during-scan/run', {
+        stop_on_error: true,
+        actions: [
+          { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 1, brightness: 44 } },
+          { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 1, brightness: 55 } },
+        ],
+      });
+      const r = run.body.result;
+      const lease = 'offchannel: the gateway of Network 2 is scanning channels (task channel_scan)';
+      // Network 2's share fails at once with the lease's text, degraded: the scene goes on.
+      expect(r.aborted_at_index).toBeUndefined();
+      expect(r.actions[0]).toMatchObject({ state: 'degraded', error: lease, frames_sent: 1 });
+      expect(r.actions[0]!.networks).toEqual([
+        expect.objectContaining({ network_id: 1, state: 'ok', error: null }),
+        expect.objectContaining({ network_id: 2, state: 'degraded', error: lease }),
+      ]);
+      expect(r.actions[1]!.state).not.toBe('skipped');
+      expect(r.network_failures).toContainEqual({ network_id: 2, index: 0, state: 'degraded', error: lease });
+      expect(r.network_failures!.every((x) => x.network_id === 2 && x.state === 'degraded')).toBe(true);
+      await until(
+        () => a.fleet.nodes.some((n) => n.snapshot().bri === 55),
+        'network 1 to apply both actions',
+      );
+      const done = await h.waitTask(scan.body.task.id);
+      expect(done.state).toBe('done');
+    });
+  });
+
   it('armed-race-start-syncs-only-the-armed-network-and-holds-its-bulk-traffic-until-the-trigger', async () => {
     const SECRET = 'rotorhazard-test-secret-0123456789';
     const H = { 'x-lightnet-integration': SECRET };

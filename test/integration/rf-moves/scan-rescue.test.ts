@@ -117,6 +117,26 @@ describe('channel scan and rescue', () => {
       });
       expect(r).toMatchObject({ ok: false, reason: 'offchannel' });
       expect(r.ok ? '' : r.detail).toContain('Network 1');
+      // A scene meanwhile: each action is degraded with the lease's text, nothing stops it.
+      const scene = await h.post<{
+        result: {
+          ok: boolean;
+          aborted_at_index?: number;
+          actions: { state: string; error: string | null }[];
+        };
+      }>('/api/scenes/during-scan/run', {
+        stop_on_error: true,
+        actions: [
+          { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 1, brightness: 44 } },
+          { kind: 'native_effect', target: { kind: 'broadcast' }, params: { mode: 1, brightness: 55 } },
+        ],
+      });
+      const lease = 'offchannel: the gateway of Network 1 is scanning channels (task channel_scan)';
+      expect(scene.body.result.aborted_at_index).toBeUndefined();
+      expect(scene.body.result.actions).toEqual([
+        expect.objectContaining({ state: 'degraded', error: lease, frames_sent: 0 }),
+        expect.objectContaining({ state: 'degraded', error: lease, frames_sent: 0 }),
+      ]);
       const busy = await h.post('/api/networks/1/channel-scan', {});
       expect(busy.status).toBe(409);
       await h.post('/api/task/cancel', {});
