@@ -25,6 +25,7 @@ interface NetRow {
   state: string;
   gateway_mac: string | null;
   rf: RfConfig | null;
+  device_count: number;
 }
 
 const CH1 = findChannel('EU868', 1)!.rf;
@@ -104,15 +105,24 @@ describe('the Networks dialog actions', () => {
       await card.getByText('Track C', { exact: true }).waitFor();
       expect((await nets(h)).find((n) => n.id === created.id)?.name).toBe('Track C');
 
-      // Network 1 has devices and a gateway: the host refuses, and says why.
+      // Network 1 has devices and a gateway: Delete is not offered, the reason is shown (and
+      // is the button's tooltip); the host still refuses on its own.
       const one = dialog.getByTestId('network-card-1');
-      await one.getByRole('button', { name: 'Delete' }).click();
-      await page.locator('dialog[open][data-testid=confirm]').getByRole('button', { name: 'Delete' }).click();
-      const why = one.getByTestId('network-error');
-      await why.waitFor();
+      const del1 = one.getByRole('button', { name: 'Delete' });
+      expect(await del1.isDisabled()).toBe(true);
+      const count = (await nets(h)).find((n) => n.id === 1)!.device_count;
+      expect(count).toBeGreaterThan(0);
+      const reason = `Move or forget its ${count} device${count === 1 ? '' : 's'} first`;
+      expect(await one.getByTestId('network-delete-why').textContent()).toBe(reason);
+      expect(await del1.getAttribute('title')).toBe(reason);
       const refused = await fetch(`${h.url}/api/networks/1`, { method: 'DELETE' });
       expect(refused.status).toBe(409);
-      expect(await why.textContent()).toBe(((await refused.json()) as { error: string }).error);
+      expect(((await refused.json()) as { error: string }).error).toMatch(
+        /still has \d+ device\(s\): move or forget them first/,
+      );
+      // The empty one offers it, with no reason shown.
+      expect(await card.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(false);
+      expect(await card.getByTestId('network-delete-why').count()).toBe(0);
 
       // The empty one goes.
       await card.getByRole('button', { name: 'Delete' }).click();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findChannel } from '../../../src/domain/rf-channels.ts';
 import {
   channelText,
+  deleteBlocker,
   gatewayMacText,
   networkHue,
   networkStatus,
@@ -74,5 +75,22 @@ describe('network view (pills, dialog, banners)', () => {
   it('gives neighbouring networks far-apart hues', () => {
     const d = Math.abs(networkHue(1) - networkHue(2));
     expect(Math.min(d, 360 - d)).toBeGreaterThan(60);
+  });
+});
+
+describe('deleting a network', () => {
+  it('is-offered-only-for-an-empty-network-and-says-why-not-otherwise', () => {
+    expect(deleteBlocker(row(), 2)).toBe('Move or forget its 150 devices first');
+    expect(deleteBlocker(row({ device_count: 1 }), 2)).toBe('Move or forget its 1 device first');
+    expect(deleteBlocker(row({ device_count: 0 }), 2)).toBe('Release its gateway first');
+    const from = findChannel('EU868', 2)!.rf;
+    const to = findChannel('EU868', 3)!.rf;
+    expect(
+      deleteBlocker(row({ device_count: 0, gateway_mac: null, migration: { from, to, started_ts: 0 } }), 2),
+    ).toBe('It is moving to another channel: finish or cancel that first');
+    expect(deleteBlocker(row({ device_count: 0, gateway_mac: null }), 1)).toBe(
+      'The only network: every device belongs to one',
+    );
+    expect(deleteBlocker(row({ device_count: 0, gateway_mac: null }), 2)).toBeNull();
   });
 });

@@ -1,12 +1,15 @@
 /**
  * A network card's actions: rename (inline), move to another channel, scan channels,
- * delete (the host refuses while devices or a gateway remain, and says so), and — before
+ * delete (offered only when empty, the reason shown otherwise; the host checks again and
+ * refuses while devices or a gateway remain), and — before
  * swapping its gateway — its pinned nodes with Unpin. Sub-dialogs open through `open`.
  */
 import { useState } from 'preact/hooks';
 import { confirmAction } from '../dialogs/confirm.tsx';
 import { toast } from '../toasts.ts';
 import { deleteNetwork, errorText, renameNetwork } from './network-api.ts';
+import { deleteBlocker } from './network-view.ts';
+import { networks } from './networks-store.ts';
 import type { NetworkInfo } from './network-types.ts';
 import { PinnedNodes } from './PinnedNodes.tsx';
 
@@ -47,6 +50,9 @@ export function NetworkActions({ n, open }: { n: NetworkInfo; open: (s: SubDialo
     }
   };
   const onAir = n.state === 'ready';
+  // Offered only when the host would take it (it checks again and refuses with 409).
+  const blocked = deleteBlocker(n, networks.value.length);
+  const whyId = `net-delete-why-${n.id}`;
   return (
     <div class="net-actions">
       {renaming ? (
@@ -95,9 +101,21 @@ export function NetworkActions({ n, open }: { n: NetworkInfo; open: (s: SubDialo
           <button type="button" class="small" disabled={!onAir} onClick={() => setPinnedShown(!pinnedShown)}>
             {pinnedShown ? 'Hide pinned nodes' : 'Pinned nodes'}
           </button>
-          <button type="button" class="small danger" onClick={() => void remove()}>
+          <button
+            type="button"
+            class="small danger"
+            disabled={blocked !== null}
+            title={blocked ?? undefined}
+            aria-describedby={blocked ? whyId : undefined}
+            onClick={() => void remove()}
+          >
             Delete
           </button>
+          {blocked && (
+            <span class="muted net-delete-why" id={whyId} data-testid="network-delete-why">
+              {blocked}
+            </span>
+          )}
         </div>
       )}
       {pinnedShown && onAir && <PinnedNodes networkId={n.id} networkName={n.name} />}

@@ -97,3 +97,16 @@ export function networkHue(id: number): number {
   // Golden-angle steps: neighbouring ids get far-apart hues.
   return Math.round((id * 137.508 + 190) % 360);
 }
+
+/**
+ * Why a network cannot be deleted now, in the words of the host's refusal (it checks again:
+ * 409 `network_in_use`), or null when Delete may be offered.
+ */
+export function deleteBlocker(n: NetworkInfo, networkCount: number): string | null {
+  if (networkCount <= 1) return 'The only network: every device belongs to one';
+  if (n.device_count > 0)
+    return `Move or forget its ${n.device_count} device${n.device_count === 1 ? '' : 's'} first`;
+  if (n.gateway_mac !== null) return 'Release its gateway first';
+  if (n.migration) return 'It is moving to another channel: finish or cancel that first';
+  return null;
+}
