@@ -5,7 +5,9 @@
  * gateway's MAC).
  *
  * Only while a network's gateway is missing or a driver's link is down, it lists the serial
- * ports every ~2 s and on port events, WITHOUT opening them. A port that appeared since
+ * ports — every 2 s for the first minute, then less and less often (doubling up to every
+ * 30 s: a network kept for a gateway not used today must not poll forever) — and at once on
+ * port events (which also bring back the 2 s pace for a minute), WITHOUT opening them. A port that appeared since
  * then and that no driver owns is probed through the rescan (its MAC takes over its
  * network there, the old port's driver is retired); a port that appeared again under a
  * reconnecting driver makes that driver connect now instead of waiting out its backoff.
@@ -39,6 +41,10 @@ export interface HotplugWatcher {
 const OPEN_ATTEMPTS = 3;
 /** Port events come in bursts (the node, then its by-id link): one listing after the burst. */
 const EVENT_DEBOUNCE_MS = 250;
+/** The fast pace lasts this long after the loss and after each port event. */
+const FAST_PHASE_MS = 60_000;
+/** The slowest listing pace of a long-missing gateway (port events still act at once). */
+const SLOWEST_POLL_MS = 30_000;
 
 /** What the watcher needs of the rescan (the services' `gatewayScan`). */
 export interface ProbeScanner {
@@ -83,10 +89,31 @@ export function createHotplugWatcher(deps: {
   ports: PortSource;
   clock: Clock;
   log: Logger;
+  /** The listing pace for the first minute (default 2 s), then doubling up to `maxPollMs`. */
   pollMs?: number;
+  maxPollMs?: number;
+  /** Each listing (tests and the benchmark count them). */
+  onListing?: () => void;
 }): HotplugWatcher {
   const { radio, networks, log, clock } = deps;
   const pollMs = deps.pollMs ?? 2000;
+  const maxPollMs = Math.max(pollMs, deps.maxPollMs ?? SLOWEST_POLL_MS);
+  /** Until when the listing keeps the fast pace; then the wait doubles each time. */
+  let fastUntil = 0;
+  let slowMs = pollMs;
+  const nextPollMs = (): number => {
+    // A port that failed to open (udev not done) is retried at the fast pace.
+    if (deferred.size > 0 || clock.now() < fastUntil) {
+      slowMs = pollMs;
+      return pollMs;
+    }
+    slowMs = Math.min(maxPollMs, slowMs * 2);
+    return slowMs;
+  };
+  const goFast = (): void => {
+    fastUntil = clock.now() + FAST_PHASE_MS;
+    slowMs = pollMs;
+  };
   let stopped = false;
   let before: Set<string> | null = null;
   /** Appeared, not probed yet: path → failed opens so far. */
@@ -132,6 +159,9 @@ export function createHotplugWatcher(deps: {
       deferred.clear();
       return;
     }
+    // The first listing after a loss: the baseline, and a minute of the fast pace.
+    if (before === null) goFast();
+    deps.onListing?.();
     const listed = await deps.ports.list();
     const after: SeenPort[] = await Promise.all(
       listed.map(async (p) => ({ path: p.path, real: await canonicalPort(p.path) })),
@@ -157,7 +187,7 @@ export function createHotplugWatcher(deps: {
     for (const path of d.defer) deferred.set(path, deferred.get(path) ?? 0);
     if (stopped) return;
     await Promise.all([...d.retry.map(retryOwner), d.probe.length > 0 ? probe(d.probe) : Promise.resolve()]);
-    schedule(pollMs);
+    schedule(nextPollMs());
   };
 
   const retryOwner = async (path: string): Promise<void> => {
@@ -213,6 +243,8 @@ export function createHotplugWatcher(deps: {
     networks.onChange(onNews),
     deps.ports.watch?.(() => {
       if (before !== null) {
+        // Someone is plugging things: list now, and keep the fast pace for a minute.
+        goFast();
         timer?.cancel();
         timer = null;
         schedule(EVENT_DEBOUNCE_MS);

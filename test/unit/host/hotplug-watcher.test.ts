@@ -89,6 +89,57 @@ describe('the hot-plug watcher', () => {
     w.stop();
   });
 
+  it('lists every 2 s for a minute, then backs off to every 30 s; a port event lists at once and speeds it up again', async () => {
+    const clock = new SteppedClock(1, 0);
+    const f = fakes({ ready: false });
+    let event: (() => void) | null = null;
+    const at: number[] = [];
+    const ports = {
+      list: () => {
+        at.push(clock.now());
+        return f.ports.list();
+      },
+      watch: (fn: () => void) => {
+        event = fn;
+        return () => (event = null);
+      },
+    };
+    const w = createHotplugWatcher({ ...f, ports, armed: () => false, clock, log: silentLogger() });
+    await step(clock, 60_000, w);
+    // The first minute: every 2 s (the baseline at 0, then 30 more).
+    expect(at.length).toBeGreaterThanOrEqual(30);
+    expect(at.length).toBeLessThanOrEqual(32);
+    const fast = at.length;
+    await step(clock, 600_000, w);
+    const gaps = at
+      .slice(fast - 1)
+      .map((t, i, a) => (i === 0 ? 0 : t - a[i - 1]!))
+      .slice(1)
+      .map((g) => Math.round(g / 1000));
+    // Doubling (…, 4, 8, 16 s) up to 30 s, never slower: ~21 listings in 10 min instead of 300.
+    expect(gaps).toContain(4);
+    expect(gaps).toContain(16);
+    expect(gaps.every((g, i) => i === 0 || g >= gaps[i - 1]!)).toBe(true);
+    expect(Math.max(...gaps)).toBe(30);
+    expect(gaps.slice(-10).every((g) => g === 30)).toBe(true);
+    expect(at.length - fast).toBeLessThanOrEqual(25);
+    // A port event: a listing within the 250 ms debounce, then the 2 s pace again.
+    const n = at.length;
+    event!();
+    await step(clock, 300, w);
+    expect(at.length).toBe(n + 1);
+    await step(clock, 10_000, w);
+    expect(at.length - n).toBeGreaterThanOrEqual(5);
+    // Attached again: no listing at all; the next loss starts at the fast pace.
+    f.state.ready = true;
+    f.news();
+    await step(clock, 120_000, w);
+    const quiet = at.length;
+    await step(clock, 60_000, w);
+    expect(at.length).toBe(quiet);
+    w.stop();
+  });
+
   it('stops listing at stop()', async () => {
     const clock = new SteppedClock(1, 0);
     const f = fakes({ ready: false });
