@@ -11,6 +11,7 @@ import { LinkStabilityWatch, type LinkStability } from './link-stability.ts';
 import { ReconnectBackoff } from './reconnect.ts';
 import type { GatewaySession } from './session.ts';
 import type { GatewayReadiness } from './types.ts';
+import { errText } from '../util/err-text.ts';
 
 export interface ConnectionConfig {
   transport: GatewayReadiness['transport'];
@@ -25,8 +26,6 @@ export interface ConnectionHooks {
   onDown(detail: string, reason: 'link_down' | 'cancelled'): void;
   onReadiness(r: GatewayReadiness): void;
 }
-
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class ConnectionManager {
   private readonly backoff: ReconnectBackoff;

@@ -42,12 +42,11 @@ import type {
   TxOutcome,
   UnicastTiming,
 } from './types.ts';
+import { errText } from '../util/err-text.ts';
 
 export type { CreateGatewayDriverOptions, DriverDiagnostics, LightnetGatewayDriver } from './driver-types.ts';
 
 const noopLog: ops.DriverLog = { debug() {}, info() {}, warn() {}, error() {} };
-
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 class Driver implements LightnetGatewayDriver {
   readonly options: Readonly<DriverOptions>;

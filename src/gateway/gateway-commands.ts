@@ -13,8 +13,7 @@ import type { DriverLog } from './operations.ts';
 import type { DriverOptions } from './options.ts';
 import type { GatewaySession } from './session.ts';
 import type { Reply } from './types.ts';
-
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+import { errText } from '../util/err-text.ts';
 
 export interface GatewayCommandDeps {
   options: Readonly<DriverOptions>;

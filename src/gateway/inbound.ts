@@ -12,8 +12,7 @@ import type { MasterState } from './master-state.ts';
 import type { MatcherRegistry } from './matcher.ts';
 import type { DriverLog } from './operations.ts';
 import type { InboundPacket } from './types.ts';
-
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+import { errText } from '../util/err-text.ts';
 
 export interface InboundDeps {
   log: DriverLog;

@@ -6,6 +6,7 @@
 import { isBroadcast } from '../protocol/addr.ts';
 import { encodeHostCommand, m2nBodyLengthOk } from '../protocol/commands.ts';
 import { OPC, type Addr, type M2NRequest } from '../protocol/types.ts';
+import { errText } from '../util/err-text.ts';
 
 /**
  * Opcodes the host refuses to broadcast: the ones nodes only accept as unicast (§8.4), and
@@ -27,7 +28,7 @@ export function buildM2nFrame(receiver: Addr, request: M2NRequest, label: string
   try {
     frame = encodeHostCommand({ kind: 'm2n', receiver, request });
   } catch (err) {
-    return { ok: false, detail: `${label}: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, detail: `${label}: ${errText(err)}` };
   }
   const typeFull = frame[2] as number;
   // The gateway silently drops wrong lengths (§3.4): catch it here, not after a 2 s guard.

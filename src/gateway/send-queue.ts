@@ -31,6 +31,7 @@ import { rejectReasonName } from '../protocol/events.ts';
 import { GW_STATE, OPC, TX_REJECT } from '../protocol/types.ts';
 import type { DriverOptions } from './options.ts';
 import type { Priority, TxFailure, TxOutcome } from './types.ts';
+import { errText } from '../util/err-text.ts';
 
 export interface QueueItemInput {
   /** The complete USB frame (SOF, LEN, TYPE, DATA). */
@@ -331,7 +332,7 @@ export class SendQueue {
         f.guardMs,
       );
       this.hooks.write(item.frame).catch((err: unknown) => {
-        const msg = err instanceof Error ? err.message : String(err);
+        const msg = errText(err);
         f.resolve({ kind: 'link_down', detail: `${item.label}: write failed: ${msg}` });
       });
     });

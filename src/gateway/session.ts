@@ -15,6 +15,7 @@ import type { Link, LinkFactory } from '../transport/link.ts';
 import type { DriverLog } from './operations.ts';
 import type { DriverOptions } from './options.ts';
 import type { InboundPacket, Reply } from './types.ts';
+import { errText } from '../util/err-text.ts';
 
 export interface SessionHandlers {
   onState(report: boolean, state: number, metadataMs: number): void;
@@ -32,8 +33,6 @@ type RfWaiter = (r: { reason: number; rf: RfConfig } | null) => void;
 const EMPTY = new Uint8Array(0);
 /** Just past the host decoder's partial-frame timeout (50 ms). */
 const PARTIAL_FLUSH_MS = 60;
-
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class GatewaySession {
   private link: Link | null = null;

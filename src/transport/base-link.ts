@@ -1,4 +1,5 @@
 import type { Link, LinkKind, TransportLog } from './link.ts';
+import { errText } from '../util/err-text.ts';
 
 export type LinkState = 'idle' | 'opening' | 'open' | 'closing' | 'closed';
 
@@ -123,7 +124,7 @@ export abstract class BaseLink implements Link {
     try {
       fn(arg);
     } catch (err) {
-      const error = err instanceof Error ? err.message : String(err);
+      const error = errText(err);
       if (this.log) this.log('link listener threw', { path: this.path, error });
       else process.emitWarning(`${this.path}: link listener threw: ${error}`, 'LinkListenerWarning');
     }

@@ -1,9 +1,10 @@
 import type { Clock } from '../clock.ts';
-import { LinkClosedError, PortBusyError, errorMessage } from './errors.ts';
+import { LinkClosedError, PortBusyError } from './errors.ts';
 import { IDENTIFY_REQUEST, IdentifyScanner } from './identify-scan.ts';
 import type { Link, TransportLog } from './link.ts';
 import { SerialLink } from './serial-link.ts';
 import { listCandidatePorts } from './serial-ports.ts';
+import { errText } from '../util/err-text.ts';
 
 export interface IdentifyOptions {
   /** Wait after open before probing: CP2102 boards reset on open (default 500 ms). */
@@ -196,7 +197,7 @@ async function probe(
     await link.open();
   } catch (err) {
     const result: ProbeResult = err instanceof PortBusyError ? 'busy' : 'error';
-    return { attempt: { path: portPath, result, detail: errorMessage(err) }, mac: null, link: null };
+    return { attempt: { path: portPath, result, detail: errText(err) }, mac: null, link: null };
   }
   try {
     const answer = await identifyGateway(link, opts.clock, opts.identify);
@@ -207,7 +208,7 @@ async function probe(
     return { attempt: { path: portPath, result: 'no_answer' }, mac: null, link: null };
   } catch (err) {
     await closeQuietly(link, log);
-    return { attempt: { path: portPath, result: 'error', detail: errorMessage(err) }, mac: null, link: null };
+    return { attempt: { path: portPath, result: 'error', detail: errText(err) }, mac: null, link: null };
   }
 }
 
@@ -215,6 +216,6 @@ async function closeQuietly(link: Link, log: TransportLog): Promise<void> {
   try {
     await link.close();
   } catch (err) {
-    log('closing probed port failed', { path: link.path, error: errorMessage(err) });
+    log('closing probed port failed', { path: link.path, error: errText(err) });
   }
 }

@@ -52,7 +52,3 @@ const BUSY_PATTERNS = [
 export function looksLikePortBusy(message: string): boolean {
   return BUSY_PATTERNS.some((re) => re.test(message));
 }
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

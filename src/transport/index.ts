@@ -3,6 +3,7 @@
  * Only this folder imports `serialport` and `node:net`.
  */
 import { parseTcpTarget } from './tcp-link.ts';
+import { errText } from '../util/err-text.ts';
 
 export type { Link, LinkFactory, LinkKind, TransportLog } from './link.ts';
 export { LinkClosedError, LinkOpenError, PortBusyError } from './errors.ts';
@@ -59,7 +60,7 @@ export function parseGatewaySpec(spec: string): GatewaySpec {
     try {
       return { kind: 'tcp', ...parseTcpTarget(s) };
     } catch (err) {
-      throw new Error(`invalid --gateway "${spec}": ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`invalid --gateway "${spec}": ${errText(err)}`);
     }
   }
   if (s.startsWith('/')) return { kind: 'serial', path: s };

@@ -2,8 +2,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SerialPort } from './serialport-module.ts';
 import { BaseLink } from './base-link.ts';
-import { LinkClosedError, LinkOpenError, PortBusyError, errorMessage, looksLikePortBusy } from './errors.ts';
+import { LinkClosedError, LinkOpenError, PortBusyError, looksLikePortBusy } from './errors.ts';
 import type { TransportLog } from './link.ts';
+import { errText } from '../util/err-text.ts';
 
 export { PortBusyError } from './errors.ts';
 
@@ -116,13 +117,13 @@ export class SerialLink extends BaseLink {
       port.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (err) => {
         if (err) {
           failed = true;
-          reject(new LinkClosedError(this.path, `write failed: ${errorMessage(err)}`));
+          reject(new LinkClosedError(this.path, `write failed: ${errText(err)}`));
         }
       });
       // drain() waits for queued writes and then tcdrain(): the bytes are on the wire.
       port.drain((err) => {
         if (failed) return;
-        if (err) reject(new LinkClosedError(this.path, `write failed: ${errorMessage(err)}`));
+        if (err) reject(new LinkClosedError(this.path, `write failed: ${errText(err)}`));
         else resolve();
       });
     });
@@ -183,7 +184,7 @@ export class SerialLink extends BaseLink {
 }
 
 function mapOpenError(portPath: string, err: unknown): Error {
-  const msg = errorMessage(err);
+  const msg = errText(err);
   if (looksLikePortBusy(msg)) return new PortBusyError(portPath, err);
   const code = /no such file or directory/i.test(msg)
     ? 'ENOENT'
@@ -217,7 +218,7 @@ export async function setLowLatency(portPath: string, log: TransportLog, sysRoot
     log('serial low-latency timer set to 1 ms', { path: portPath, file });
     return true;
   } catch (err) {
-    log('serial low-latency mode not available', { path: portPath, error: errorMessage(err) });
+    log('serial low-latency mode not available', { path: portPath, error: errText(err) });
     return false;
   }
 }

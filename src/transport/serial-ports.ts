@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SerialPort } from './serialport-module.ts';
-import { errorMessage } from './errors.ts';
 import type { TransportLog } from './link.ts';
+import { errText } from '../util/err-text.ts';
 
 export interface CandidatePort {
   path: string;
@@ -56,7 +56,7 @@ export async function listCandidatePorts(opts: ListCandidateOptions = {}): Promi
       );
     }
   } catch (err) {
-    log('serial port listing failed; scanning the device tree instead', { error: errorMessage(err) });
+    log('serial port listing failed; scanning the device tree instead', { error: errText(err) });
   }
 
   const byIdDir = path.join(devRoot, 'serial', 'by-id');

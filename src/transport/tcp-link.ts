@@ -1,8 +1,9 @@
 import net from 'node:net';
 import { realClock, type Clock } from '../clock.ts';
 import { BaseLink } from './base-link.ts';
-import { LinkClosedError, LinkOpenError, errorMessage } from './errors.ts';
+import { LinkClosedError, LinkOpenError } from './errors.ts';
 import type { TransportLog } from './link.ts';
+import { errText } from '../util/err-text.ts';
 
 export interface TcpLinkOptions {
   /** Give up connecting after this many virtual ms (default 5000). */
@@ -84,7 +85,7 @@ export class TcpLink extends BaseLink {
     if (!this.isOpen || !socket) return Promise.reject(new LinkClosedError(this.path));
     return new Promise<void>((resolve, reject) => {
       socket.write(bytes, (err) => {
-        if (err) reject(new LinkClosedError(this.path, `write failed: ${errorMessage(err)}`));
+        if (err) reject(new LinkClosedError(this.path, `write failed: ${errText(err)}`));
         else resolve();
       });
     });

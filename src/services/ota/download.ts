@@ -9,17 +9,10 @@ import { TaskCancelledError, type TaskContext } from '../../tasks/task-manager.t
 import { LedHttp } from './led-http.ts';
 import { PRESETS_MAX_BYTES, type PresetFileInfo } from '../led-presets/index.ts';
 import { closeAp } from './fwupdate.ts';
+import { errText } from '../../util/err-text.ts';
 import { OtaMeta } from './meta.ts';
 import type { WifiOptions } from './request.ts';
-import {
-  connectMessage,
-  errText,
-  isAbort,
-  joinNodeAp,
-  toggleAp,
-  waitForNode,
-  type WifiSession,
-} from './steps.ts';
+import { connectMessage, isAbort, joinNodeAp, toggleAp, waitForNode, type WifiSession } from './steps.ts';
 import type { OtaDeps } from './types.ts';
 import { predictApBssid } from '../wifi/index.ts';
 import { finishWifi, startWifi } from './wifi-lease.ts';

@@ -10,11 +10,11 @@ import type { Addr } from '../../protocol/types.ts';
 import { TaskCancelledError, type TaskContext } from '../../tasks/task-manager.ts';
 import type { UploadedFileInfo } from './firmware-store.ts';
 import { LedHttp, LedHttpError } from './led-http.ts';
+import { errText } from '../../util/err-text.ts';
 import { OtaMeta } from './meta.ts';
 import type { WifiOptions } from './request.ts';
 import {
   AnnounceWatch,
-  errText,
   FinalError,
   flashOnce,
   isAbort,

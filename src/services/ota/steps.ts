@@ -10,13 +10,12 @@ import { LedHttp, LedHttpError, snippet, type LedInfo } from './led-http.ts';
 import type { OtaDeps } from './types.ts';
 import type { WifiOptions } from './request.ts';
 import { WifiDisabledError, type Joined, type WifiLease } from '../wifi/index.ts';
+import { errText } from '../../util/err-text.ts';
 
 export const AP_OPTION = 0x04;
 
 /** A failure that retrying cannot fix (the firmware loop stops at once). */
 export class FinalError extends Error {}
-
-export const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export const isAbort = (err: unknown, signal: AbortSignal): boolean =>
   signal.aborted && (err === signal.reason || (err instanceof Error && err.name === 'TaskCancelledError'));

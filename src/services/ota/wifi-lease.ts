@@ -3,7 +3,8 @@
  * before the first device, restore afterwards (HOST_WIFI_RESTORE), whatever happened.
  */
 import type { OtaMeta } from './meta.ts';
-import { errText, type WifiSession } from './steps.ts';
+import { errText } from '../../util/err-text.ts';
+import type { WifiSession } from './steps.ts';
 import type { OtaDeps } from './types.ts';
 import { NoWifiBackend } from '../wifi/index.ts';
 

@@ -15,6 +15,7 @@ import type { Logger } from '../../logger.ts';
 import type { NetworkRouter } from '../../gateway/network-parts.ts';
 import { planScene, type PlanContext, type PlannedAction, type PlannedFrame } from './dispatch-planner.ts';
 import { runParts } from './run-parts.ts';
+import { errText } from '../../util/err-text.ts';
 
 export type ActionState = 'ok' | 'error' | 'degraded' | 'skipped' | 'cancelled';
 
@@ -317,7 +318,7 @@ export class SceneRunner {
     try {
       this.deps.onSent?.(sent);
     } catch (err) {
-      this.deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'scene mirror failed');
+      this.deps.log.error({ err: errText(err) }, 'scene mirror failed');
     }
   }
 
@@ -357,10 +358,7 @@ export class SceneRunner {
       this.deps.bus.emit('scene_progress', ev);
     } catch (err) {
       // A listener must never affect the run.
-      this.deps.log.error(
-        { err: err instanceof Error ? err.message : String(err) },
-        'scene_progress listener threw',
-      );
+      this.deps.log.error({ err: errText(err) }, 'scene_progress listener threw');
     }
   }
 }
