@@ -20,6 +20,7 @@ import { serialChoice } from './host-gateways.ts';
 import type { Logger } from './logger.ts';
 import type { NetworksService } from './services/networks/index.ts';
 import { detectGateways, type DetectOptions, type ProbeAttempt } from './transport/index.ts';
+import { handOver } from './transport/detect.ts';
 import type { LinkFactory } from './transport/link.ts';
 import { listCandidatePorts } from './transport/serial-ports.ts';
 
@@ -101,12 +102,15 @@ export function createGatewayScanner(deps: {
       ...(deps.detect?.open ? { open: deps.detect.open } : {}),
       ...(deps.detect?.identify ? { identify: deps.detect.identify } : {}),
       log: (msg, fields) => log.debug({ ...fields }, msg),
+      // The probe's open link goes to the driver: the port is opened (and the board reset) once.
+      keepOpen: true,
     });
     const attached: RescanResult['attached'] = [];
     for (const f of res.found) {
       const choice = serialChoice(f.path, log);
+      const fresh = deps.detect?.linkFactory?.(f.path) ?? choice.linkFactory;
       const driver = createGatewayDriver({
-        linkFactory: deps.detect?.linkFactory?.(f.path) ?? choice.linkFactory,
+        linkFactory: f.link ? handOver(f.link, fresh) : fresh,
         clock: deps.detect ? deps.clock : choice.clock,
         transport: deps.detect ? 'sim' : 'serial',
         port: f.path,

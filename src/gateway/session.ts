@@ -69,12 +69,15 @@ export class GatewaySession {
       link.onData((chunk) => this.onBytes(link, chunk)),
       link.onClose((err) => this.onClosed(link, err)),
     ];
+    // A link handed over open (the hot-plug probe's, transport/detect.ts handOver) was not
+    // reset by this open: no boot to wait for.
+    const handedOver = link.isOpen;
     await link.open();
     let mac: string | null = null;
     if (identify) {
       const o = this.options;
       const answer = await identifyGateway(link, this.clock, {
-        settleMs: o.identifySettleMs,
+        settleMs: handedOver ? 0 : o.identifySettleMs,
         answerMs: o.identifyAnswerMs,
         retries: o.identifyAttempts - 1,
         retryDelayMs: o.identifyRetryGapMs,

@@ -212,6 +212,22 @@ async function probe(
   }
 }
 
+/**
+ * The link factory of a driver for a port a probe just identified: its first link is the
+ * probe's, still open — so the driver's connect neither reopens the port (each open resets a
+ * CP2102 board: it would boot a second time) nor waits for a reset to settle — and every
+ * later one (a reconnect) is a fresh link from `next`. A probe link that closed meanwhile
+ * (unplugged again) is not handed over.
+ */
+export function handOver(link: Link, next: () => Link): () => Link {
+  let first: Link | null = link;
+  return () => {
+    const l = first;
+    first = null;
+    return l?.isOpen ? l : next();
+  };
+}
+
 async function closeQuietly(link: Link, log: TransportLog): Promise<void> {
   try {
     await link.close();

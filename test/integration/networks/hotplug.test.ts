@@ -74,11 +74,14 @@ describe('a gateway unplugged mid-race and plugged into another socket', () => {
         async (h) => {
           // Board B joins as network "Track B" (operator: rescan + assign), its nodes are found.
           const macB = fb!.gateway.mac.replace(/:/g, '');
+          const connections = b.endpoint.connectionCount;
           const found = await h.post<{ attached: { mac: string }[] }>('/api/gateways/rescan');
           expect(found.body.attached).toMatchObject([{ mac: macB }]);
           await until('B unassigned', async () =>
             (await gateways(h)).find((g) => g.mac === macB && g.bind_state === 'unassigned'),
           );
+          // The probe's open link went to the driver: board B's port was opened once.
+          expect(b.endpoint.connectionCount - connections).toBe(1);
           await h.post(`/api/gateways/${macB}/assign`, { new_network: { name: 'Track B' } });
           await until('B ready', async () => (await nets(h))[1]?.state === 'ready');
           await clock.sleep(6000); // both fleets' boot announcements are over
@@ -118,12 +121,15 @@ describe('a gateway unplugged mid-race and plugged into another socket', () => {
           // Plugged into another socket: the port event starts a listing, the new port is
           // probed and board B takes its network over from there — no operator step.
           ports = ['sim', 'sim:other', 'sim:usb2'];
+          const beforePlug = b.endpoint.connectionCount;
           portEvent?.();
           await until('network 2 served from the new port', async () => {
             const g = (await gateways(h)).find((x) => x.mac === macB && x.bind_state === 'bound');
             return g?.port === 'sim:usb2' && (await nets(h))[1]?.state === 'ready';
           });
           expect(opened).toEqual(['sim:usb2']);
+          // Probed and driven on one opening of the port (no second reset of the board).
+          expect(b.endpoint.connectionCount - beforePlug).toBe(1);
           // One info line naming the port, the gateway and its network.
           expect(lines).toMatchObject([
             {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScaledClock } from '../../../src/clock.ts';
-import { detectGateway, detectGateways } from '../../../src/transport/detect.ts';
+import { detectGateway, detectGateways, handOver } from '../../../src/transport/detect.ts';
 import type { Link } from '../../../src/transport/link.ts';
 import { MemoryEndpoint } from '../../../src/transport/memory-link.ts';
 import { attachFakeGateway, messyAnswer } from './fake-gateway.ts';
@@ -172,5 +172,24 @@ describe('detectGateway', () => {
     expect(result.tried).toHaveLength(1);
     expect(result.tried[0]?.result).toBe('error');
     expect(result.tried[0]?.detail).toMatch(/lightnet-test-nonexistent/);
+  });
+});
+
+describe('handing a probed link over to the driver', () => {
+  it('gives-the-open-probe-link-first-then-fresh-links-and-never-a-closed-one', async () => {
+    const ep = new MemoryEndpoint(() => undefined, { path: '/dev/ttyACM9' });
+    const probe = ep.factory();
+    await probe.open();
+    const next = handOver(probe, ep.factory);
+    expect(next()).toBe(probe);
+    const again = next();
+    expect(again).not.toBe(probe);
+    // A probe link that closed before the driver took it (unplugged again): a fresh one.
+    const other = ep.factory();
+    await probe.close();
+    await other.open();
+    await other.close();
+    expect(handOver(other, ep.factory)()).not.toBe(other);
+    expect(ep.connectionCount).toBe(2);
   });
 });
