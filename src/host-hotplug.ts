@@ -6,11 +6,12 @@
  *
  * Only while a network's gateway is missing or a driver's link is down, it lists the serial
  * ports — every 2 s for the first minute, then less and less often (doubling up to every
- * 30 s: a network kept for a gateway not used today must not poll forever) — and at once on
- * port events (which also bring back the 2 s pace for a minute), WITHOUT opening them. A port that appeared since
- * then and that no driver owns is probed through the rescan (its MAC takes over its
- * network there, the old port's driver is retired); a port that appeared again under a
- * reconnecting driver makes that driver connect now instead of waiting out its backoff.
+ * 30 s: a network kept for a gateway not used today must not poll forever) — and at once
+ * on port events (which bring back the 2 s pace for a minute), WITHOUT opening them. A port
+ * that appeared since then and that no driver owns is probed through the rescan (its MAC
+ * takes over its network there, the old port's driver is retired); a port that appeared
+ * again under a reconnecting driver makes that driver connect now instead of waiting out
+ * its backoff.
  * Ports already present are never opened (opening resets the board on them, maybe another
  * program's device), and nothing is probed while a race start is armed.
  */
@@ -92,8 +93,6 @@ export function createHotplugWatcher(deps: {
   /** The listing pace for the first minute (default 2 s), then doubling up to `maxPollMs`. */
   pollMs?: number;
   maxPollMs?: number;
-  /** Each listing (tests and the benchmark count them). */
-  onListing?: () => void;
 }): HotplugWatcher {
   const { radio, networks, log, clock } = deps;
   const pollMs = deps.pollMs ?? 2000;
@@ -161,7 +160,6 @@ export function createHotplugWatcher(deps: {
     }
     // The first listing after a loss: the baseline, and a minute of the fast pace.
     if (before === null) goFast();
-    deps.onListing?.();
     const listed = await deps.ports.list();
     const after: SeenPort[] = await Promise.all(
       listed.map(async (p) => ({ path: p.path, real: await canonicalPort(p.path) })),
