@@ -140,7 +140,11 @@ export function createHotplugWatcher(deps: {
       return;
     }
     running = pass()
-      .catch((err: unknown) => log.warn({ err: String(err) }, 'hot-plug check failed'))
+      .catch((err: unknown) => {
+        log.warn({ err: String(err) }, 'hot-plug check failed');
+        // A failed listing must not end the watch: try again at the current pace.
+        if (needed()) schedule(nextPollMs());
+      })
       .finally(() => {
         running = null;
         if (again) {

@@ -140,6 +140,23 @@ describe('the hot-plug watcher', () => {
     w.stop();
   });
 
+  it('keeps watching after a listing fails', async () => {
+    const clock = new SteppedClock(1, 0);
+    const f = fakes({ ready: false });
+    let calls = 0;
+    const ports = {
+      list: () => {
+        calls++;
+        // The second listing fails (a udev hiccup); the watch must go on at its pace.
+        return calls === 2 ? Promise.reject(new Error('listing failed')) : f.ports.list();
+      },
+    };
+    const w = createHotplugWatcher({ ...f, ports, armed: () => false, clock, log: silentLogger() });
+    await step(clock, 10_000, w);
+    expect(calls).toBeGreaterThanOrEqual(4);
+    w.stop();
+  });
+
   it('stops listing at stop()', async () => {
     const clock = new SteppedClock(1, 0);
     const f = fakes({ ready: false });
