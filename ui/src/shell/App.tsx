@@ -24,8 +24,16 @@ import { NetworksDialog } from '../networks/NetworksDialog.tsx';
 import { networksDialogOpen } from '../networks/networks-store.ts';
 
 let started = false;
-function startOnce(): void {
-  if (started) return;
+/**
+ * Starts the model (the lists, the live stream) and the shortcuts, unless the page is the
+ * login. main.tsx calls it before the first render, so the lists' answers (often already
+ * here, see early.ts) are applied without waiting for a painted frame first.
+ */
+export function boot(): void {
+  setUnauthorizedHandler(() => {
+    if (route.value !== 'login') navigate('login', true);
+  });
+  if (started || route.value === 'login') return;
   started = true;
   installShortcuts();
   startLive();
@@ -36,12 +44,6 @@ export function App() {
   const [settings, setSettings] = useState(false);
   const [native, setNative] = useState(false);
   const r = route.value;
-  useEffect(() => {
-    setUnauthorizedHandler(() => {
-      if (route.value !== 'login') navigate('login', true);
-    });
-    if (route.value !== 'login') startOnce();
-  }, []);
   useEffect(() => registerShortcut('?', () => setSettings(true), 'Settings and shortcuts'), []);
   if (r === 'login') {
     return (
