@@ -14,6 +14,13 @@ const target = process.env.LIGHTNET_URL ?? 'http://127.0.0.1:5077';
 const brotli = promisify(brotliCompress);
 const gz = promisify(gzip);
 
+/**
+ * Every module the entry (src/main.tsx) reaches by static imports, filled by the plugin
+ * below once the graph is known: they make one chunk, the entry's own, so a first open
+ * downloads one script (the pages and dialogs loaded on demand share chunks of their own).
+ */
+const firstScreen = new Set<string>();
+
 export default defineConfig({
   root: here,
   base: './',
@@ -27,6 +34,19 @@ export default defineConfig({
       transformIndexHtml: {
         order: 'post',
         handler: () => [{ tag: 'script', children: earlyScript(), injectTo: 'head-prepend' }],
+      },
+    },
+    {
+      name: 'lightnet-first-screen',
+      apply: 'build',
+      buildEnd() {
+        const entry = [...this.getModuleIds()].find((id) => this.getModuleInfo(id)?.isEntry);
+        const todo = entry ? [entry] : [];
+        for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+          if (firstScreen.has(id)) continue;
+          firstScreen.add(id);
+          todo.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+        }
       },
     },
     {
@@ -58,6 +78,14 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     reportCompressedSize: true,
+    // One stylesheet, as before the split: some pages' rules serve other pages' dialogs too.
+    cssCodeSplit: false,
+    // The lazy chunks load when the page is idle (common/lazy.ts), so vite's preload helper
+    // (link tags for each chunk's imports) would only add work to the first screen's script.
+    modulePreload: false,
+    rolldownOptions: {
+      output: { codeSplitting: { groups: [{ name: 'index', test: (id: string) => firstScreen.has(id) }] } },
+    },
   },
   // `npm run dev:ui` against a running host (default port 5077, prefix /lightnet).
   server: { proxy: { '/lightnet/api': target, '/lightnet/sse': target } },
