@@ -56,21 +56,21 @@ describe('cold open', () => {
           await expect.poll(() => fetched.filter((f) => f.list === list).length, { timeout: 30_000 }).toBe(2);
         }
         await Promise.all(done);
-        const page = await b.page.evaluate(() => {
-          const w = window as unknown as { __lightnetEarly?: Record<string, unknown> };
-          const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-          const res = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
-          const firstOf = (path: string) => res.find((e) => new URL(e.name).pathname.endsWith(path));
+        // (A string: the test project has no DOM types.)
+        const page = (await b.page.evaluate(`(() => {
+          const nav = performance.getEntriesByType('navigation')[0];
+          const res = performance.getEntriesByType('resource');
+          const firstOf = (path) => res.find((e) => new URL(e.name).pathname.endsWith(path));
           return {
-            // Every early answer taken by the app: none left unused.
-            unused: Object.keys(w.__lightnetEarly ?? { missing: true }),
-            // Sent while the document was still being parsed: before any script of the app ran.
+            unused: Object.keys(window.__lightnetEarly ?? { missing: true }),
             devicesSent: firstOf('/api/devices')?.startTime ?? NaN,
             domContentLoaded: nav.domContentLoadedEventStart,
             scripts: [...document.querySelectorAll('script[src]')].map((s) => s.getAttribute('src')),
           };
-        });
+        })()`)) as { unused: string[]; devicesSent: number; domContentLoaded: number; scripts: string[] };
+        // Every early answer taken by the app: none left unused.
         expect(page.unused).toEqual([]);
+        // Sent while the document was still being parsed: before any script of the app ran.
         expect(page.devicesSent).toBeLessThan(page.domContentLoaded);
         expect(page.scripts).toHaveLength(1);
         for (const list of LISTS) {
