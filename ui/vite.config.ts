@@ -39,6 +39,9 @@ export default defineConfig({
     {
       name: 'lightnet-first-screen',
       apply: 'build',
+      buildStart() {
+        firstScreen.clear(); // a second build in the same process (bench/ui.ts, the e2e setup)
+      },
       buildEnd() {
         const entry = [...this.getModuleIds()].find((id) => this.getModuleInfo(id)?.isEntry);
         const todo = entry ? [entry] : [];
