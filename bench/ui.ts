@@ -183,6 +183,23 @@ const PAGE_HELPERS = String.raw`
       await nextFrame();
       return performance.now() - t0;
     },
+    // What a cold open did before its first row (ms from navigation start; bytes as sent).
+    coldFacts() {
+      const at = window.__rowsAt ?? performance.now();
+      const res = performance.getEntriesByType('resource').filter((e) => e.startTime < at);
+      const api = res.filter((e) => e.name.includes('/api/'));
+      const js = res.filter((e) => /\.m?js(\?|$)/.test(new URL(e.name).pathname));
+      const devices = api.find((e) => new URL(e.name).pathname.endsWith('/api/devices'));
+      const nav = performance.getEntriesByType('navigation')[0];
+      return {
+        firstApi: api.length ? Math.min(...api.map((e) => e.startTime)) : NaN,
+        devicesEnd: devices ? devices.responseEnd : NaN,
+        scriptRun: nav ? nav.domContentLoadedEventStart : NaN,
+        requests: res.length + 1,
+        jsBytes: js.reduce((n, e) => n + e.encodedBodySize, 0),
+        jsDecoded: js.reduce((n, e) => n + e.decodedBodySize, 0),
+      };
+    },
     clickBlackout() {
       const t = performance.timeOrigin + performance.now();
       document.querySelector('[data-testid=blackout]').click();
@@ -408,9 +425,23 @@ async function tableBench(b: BrowserHandle, cpu: Cpu, n: number): Promise<TableF
   }
 }
 
+/** Load-independent evidence of a cold open (page side, before the first row). */
+interface ColdFacts {
+  /** ms from navigation start: the first API request sent, the device list in, the app's script run (DOMContentLoaded). */
+  firstApi: number;
+  devicesEnd: number;
+  scriptRun: number;
+  /** Requests before the first row, the document included. */
+  requests: number;
+  /** JavaScript before the first row: bytes on the wire and decoded. */
+  jsBytes: number;
+  jsDecoded: number;
+}
+
 interface ColdOpen {
   hostReadyMs: number;
   open: Sample[];
+  facts: ColdFacts[];
 }
 
 /**
@@ -425,17 +456,19 @@ async function coldOpenBench(piClass: boolean): Promise<ColdOpen> {
     const h = await startUiHost(dataDir, ['--gateway', 'sim', '--sim-nodes', '0'], piClass);
     try {
       const open: Sample[] = [];
+      const facts: ColdFacts[] = [];
       for (let i = 0; i < runs; i++) {
         const b = await openBrowser({ width: 1280, height: 800 });
         try {
           await b.page.addInitScript(PAGE_HELPERS);
           const cpu = await cpuMeter(b);
           open.push(await measured(cpu, () => tableOpen(b.page, h.url + '/', 300)));
+          facts.push(await inPage<ColdFacts>(b.page, 'window.__bench.coldFacts()'));
         } finally {
           await b.close();
         }
       }
-      return { hostReadyMs: h.readyMs, open };
+      return { hostReadyMs: h.readyMs, open, facts };
     } finally {
       await h.stop();
     }
@@ -511,6 +544,20 @@ async function main(): Promise<void> {
           'open→first row, median': cell(c.open),
           'min–max': range(c.open.map((x) => x.wall)),
           target: side === sideName(true) ? '≤ 1500' : '≤ 400',
+        })),
+      );
+      console.log(
+        'Before the first row (medians; ms from navigation start): first API request sent, script run (DOMContentLoaded), device list in; requests; JavaScript KiB on the wire (decoded)',
+      );
+      const med = (c: ColdOpen, k: keyof ColdFacts): number => median(c.facts.map((f) => f[k]));
+      console.table(
+        cold.map(({ side, c }) => ({
+          host: side,
+          'first API': fmt(med(c, 'firstApi')),
+          'script run': fmt(med(c, 'scriptRun')),
+          'devices in': fmt(med(c, 'devicesEnd')),
+          requests: fmt(med(c, 'requests')),
+          'JS KiB': `${(med(c, 'jsBytes') / 1024).toFixed(1)} (${(med(c, 'jsDecoded') / 1024).toFixed(1)})`,
         })),
       );
     }

@@ -6,10 +6,15 @@
  * `<base href>` so one build works under any mount prefix.
  *
  * The build is a handful of files (~200 KiB): they are read into memory once at start and
- * served from there with an ETag, compressed once per encoding on first demand. Only the
- * files found at start get a route (no path from a request ever reaches the file system).
+ * served from there with an ETag, compressed once per encoding on first demand. The build
+ * also writes each hashed asset brotli- and gzip-compressed beside it (`.br`, `.gz`, at the
+ * highest levels: see ui/vite.config.ts): those are read on first demand instead, so the
+ * host never compresses its own script (a first open on a Pi-class host would wait for it).
+ * Only the files found at start get a route (no path from a request ever reaches the file
+ * system).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,7 +101,11 @@ interface Asset {
   cacheControl: string;
   compressible: boolean;
   encoded: Partial<Record<Encoding, Promise<Buffer>>>;
+  /** The build's own compressed copies (files found at start), by encoding. */
+  prebuilt: Partial<Record<Encoding, string>>;
 }
+
+const PREBUILT: Record<Encoding, string> = { br: '.br', gzip: '.gz' };
 
 /** Every file under `dir` but index.html (served with the base href injected), by URL path. */
 function readAssets(dir: string): Map<string, Asset> {
@@ -110,21 +119,41 @@ function readAssets(dir: string): Map<string, Asset> {
       }
       const rel = relative(dir, file).split(sep).join('/');
       if (!e.isFile() || rel === 'index.html') continue;
+      if (isPrebuiltCopy(file)) continue;
       const body = readFileSync(file);
       const ext = extname(e.name).toLowerCase();
+      const hashed = rel.startsWith('assets/');
+      const prebuilt: Asset['prebuilt'] = {};
+      // Only beside a content-hashed name: a copy there cannot be older than its file.
+      for (const [enc, suffix] of Object.entries(PREBUILT) as [Encoding, string][])
+        if (hashed && existsSync(file + suffix)) prebuilt[enc] = file + suffix;
       assets.set(rel, {
         body,
         type: TYPES[ext] ?? 'application/octet-stream',
         etag: `W/"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`,
         // Vite puts content-hashed names under assets/: they never change under the same URL.
-        cacheControl: rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        cacheControl: hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
         compressible: COMPRESSIBLE.has(ext) && body.length >= COMPRESS_THRESHOLD,
         encoded: {},
+        prebuilt,
       });
     }
   };
   walk(dir);
   return assets;
+}
+
+/** `x.js.br` / `x.js.gz` beside `x.js`: served as x.js's encodings, not as files of their own. */
+function isPrebuiltCopy(file: string): boolean {
+  return Object.values(PREBUILT).some(
+    (suffix) => file.endsWith(suffix) && existsSync(file.slice(0, -suffix.length)),
+  );
+}
+
+/** The asset in `enc`: the build's copy when there is one (a missing one is made here). */
+function encodedBody(a: Asset, enc: Encoding): Promise<Buffer> {
+  const file = a.prebuilt[enc];
+  return file ? readFile(file).catch(() => compressBody(a.body, enc)) : compressBody(a.body, enc);
 }
 
 async function sendAsset(a: Asset, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -134,7 +163,7 @@ async function sendAsset(a: Asset, req: FastifyRequest, reply: FastifyReply): Pr
   void reply.type(a.type);
   const enc = a.compressible ? pickEncoding(req.headers['accept-encoding']) : null;
   if (!enc) return reply.send(a.body);
-  const pending = (a.encoded[enc] ??= compressBody(a.body, enc));
+  const pending = (a.encoded[enc] ??= encodedBody(a, enc));
   return reply.header('content-encoding', enc).send(await pending);
 }
 

@@ -4,6 +4,10 @@
  * that load and goes out as conditional requests (every JSON read carries an ETag and
  * no-cache), answered 304 without a body. 300 stored devices, as at a race; on a fleet of
  * 0 live nodes nothing changes in between, so every second copy is a 304.
+ *
+ * The first copies leave from index.html's inline script while the app's script is still on
+ * its way (ui/src/early.ts), and the app uses each of them (none is sent twice); the first
+ * screen's script is one file without the pages and dialogs it does not show.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,6 +56,23 @@ describe('cold open', () => {
           await expect.poll(() => fetched.filter((f) => f.list === list).length, { timeout: 30_000 }).toBe(2);
         }
         await Promise.all(done);
+        // (A string: the test project has no DOM types.)
+        const page = (await b.page.evaluate(`(() => {
+          const nav = performance.getEntriesByType('navigation')[0];
+          const res = performance.getEntriesByType('resource');
+          const firstOf = (path) => res.find((e) => new URL(e.name).pathname.endsWith(path));
+          return {
+            unused: Object.keys(window.__lightnetEarly ?? { missing: true }),
+            devicesSent: firstOf('/api/devices')?.startTime ?? NaN,
+            domContentLoaded: nav.domContentLoadedEventStart,
+            scripts: [...document.querySelectorAll('script[src]')].map((s) => s.getAttribute('src')),
+          };
+        })()`)) as { unused: string[]; devicesSent: number; domContentLoaded: number; scripts: string[] };
+        // Every early answer taken by the app: none left unused.
+        expect(page.unused).toEqual([]);
+        // Sent while the document was still being parsed: before any script of the app ran.
+        expect(page.devicesSent).toBeLessThan(page.domContentLoaded);
+        expect(page.scripts).toHaveLength(1);
         for (const list of LISTS) {
           const mine = fetched.filter((f) => f.list === list);
           expect(

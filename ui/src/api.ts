@@ -3,6 +3,7 @@
  * base (the host injects `<base href="<prefix>/">`), errors turned into ApiError with
  * the host's own message.
  */
+import { takeEarly } from './early.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -36,14 +37,17 @@ export async function request<T = Record<string, unknown>>(
 ): Promise<T> {
   let res: Response;
   const isForm = typeof FormData !== 'undefined' && body instanceof FormData;
+  // The page's first read of a list may already be on its way (early.ts).
+  const early = method === 'GET' && body === undefined && !init.signal ? takeEarly(path) : undefined;
   try {
-    res = await fetch(apiUrl(`api/${path}`), {
-      ...init,
-      method,
-      headers: body === undefined || isForm ? undefined : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
-      credentials: 'same-origin',
-    });
+    res = await (early ??
+      fetch(apiUrl(`api/${path}`), {
+        ...init,
+        method,
+        headers: body === undefined || isForm ? undefined : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
+        credentials: 'same-origin',
+      }));
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError('Connection to host lost', 0, null);

@@ -196,18 +196,21 @@ function scheduleReopen(): void {
   }, retryMs);
 }
 
-export function startLive(): void {
+/** Opens the stream and loads the lists; resolves once the first load is in (or failed). */
+export function startLive(): Promise<void> {
   // The lists load at once, not after the stream connects (that costs a round trip and
   // more before the first row shows); the load on connect below still runs after it (as
   // revalidations), so nothing changed between the two is missed, and unchanged rows keep
   // their objects (no redraw).
-  firstLoad = Promise.all([loadAll(), loadNetworks()])
+  const first = Promise.all([loadAll(), loadNetworks()])
     .then(() => undefined)
     .catch(() => undefined);
+  firstLoad = first;
   open();
   // Release the connection at once when the tab goes away (browsers cap them per host).
   addEventListener('pagehide', () => es?.close());
   addEventListener('pageshow', (e) => {
     if ((e as PageTransitionEvent).persisted) open();
   });
+  return first;
 }

@@ -1,5 +1,6 @@
 import { render } from 'preact';
-import { App } from './shell/App.tsx';
+import { App, boot } from './shell/App.tsx';
 import './styles.css';
 
+boot();
 render(<App />, document.getElementById('app')!);

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withHost } from '../harness.ts';
 
@@ -37,6 +37,13 @@ const decode = (r: Raw): string => {
 describe('web UI assets and response compression', () => {
   let uiDir = '';
   const js = `console.log(${JSON.stringify('lightnet '.repeat(400))});\n`;
+  const prebuiltJs = `console.log(${JSON.stringify('prebuilt '.repeat(400))});\n`;
+  // Levels the host never uses itself (it compresses at br 5 / gzip 6), so the bytes tell
+  // whether an answer is the build's copy or the host's own compression.
+  const prebuilt = {
+    br: brotliCompressSync(prebuiltJs, { params: { [constants.BROTLI_PARAM_QUALITY]: 0 } }),
+    gzip: gzipSync(prebuiltJs, { level: 1 }),
+  };
   beforeAll(async () => {
     uiDir = await mkdtemp(join(tmpdir(), 'lightnet-ui-'));
     await mkdir(join(uiDir, 'assets'));
@@ -46,6 +53,10 @@ describe('web UI assets and response compression', () => {
     );
     await writeFile(join(uiDir, 'assets', 'index-abc123.js'), js);
     await writeFile(join(uiDir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    // A second script with the build's compressed copies beside it (ui/vite.config.ts).
+    await writeFile(join(uiDir, 'assets', 'app-def456.js'), prebuiltJs);
+    await writeFile(join(uiDir, 'assets', 'app-def456.js.br'), prebuilt.br);
+    await writeFile(join(uiDir, 'assets', 'app-def456.js.gz'), prebuilt.gzip);
   });
   afterAll(() => rm(uiDir, { recursive: true, force: true }));
 
@@ -90,6 +101,32 @@ describe('web UI assets and response compression', () => {
       const api404 = await rawGet(`${h.url}/api/nope`);
       expect(api404.status).toBe(404);
       expect(JSON.parse(api404.body.toString('utf8'))).toMatchObject({ ok: false });
+    });
+  });
+
+  it('the-builds-compressed-copies-are-served-as-they-are-and-never-as-files-of-their-own', async () => {
+    await withHost({ nodes: 0, overrides: { uiDir } }, async (h) => {
+      const asset = `${h.url}/assets/app-def456.js`;
+      for (const enc of ['br', 'gzip'] as const) {
+        const r = await rawGet(asset, { 'accept-encoding': enc });
+        expect(r.status).toBe(200);
+        expect(r.headers['content-encoding']).toBe(enc);
+        expect(r.headers['content-type']).toBe('text/javascript; charset=utf-8');
+        expect(r.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(r.body.equals(prebuilt[enc]), enc).toBe(true);
+        expect(decode(r)).toBe(prebuiltJs);
+        expect(
+          (await rawGet(asset, { 'accept-encoding': enc, 'if-none-match': String(r.headers.etag) })).status,
+        ).toBe(304);
+      }
+      const plain = await rawGet(asset);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body.toString('utf8')).toBe(prebuiltJs);
+      expect((await rawGet(`${asset}.br`)).status).toBe(404);
+      expect((await rawGet(`${asset}.gz`)).status).toBe(404);
+      // A script without copies is still compressed by the host (first test), not refused.
+      const other = await rawGet(`${h.url}/assets/index-abc123.js`, { 'accept-encoding': 'br' });
+      expect(decode(other)).toBe(js);
     });
   });
 

@@ -2,20 +2,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { confirmAction } from '../dialogs/confirm.tsx';
-import {
-  ControlDialog,
-  DiscoverDialog,
-  NewGroupDialog,
-  ResyncDialog,
-  type ControlTarget,
-} from './DeviceDialogs.tsx';
+import type { ControlTarget } from './ControlDialog.tsx';
 import { devices, groups, groupsById, taskRunning } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { Task } from '../types.ts';
 import { DeviceTable, openOptions, search, selection, visibleDevices } from './DeviceTable.tsx';
-import { DeviceOptionsDialog } from './DeviceOptionsDialog.tsx';
-import { FirmwareDialog } from './FirmwareDialog.tsx';
-import { LedPresetsDialog } from './LedPresetsDialog.tsx';
 import { groupFilter, Sidebar } from './Sidebar.tsx';
 import { NodeCommand } from './NodeCommand.tsx';
 import { ColumnsMenu } from './ColumnsMenu.tsx';
@@ -26,6 +17,18 @@ import { thresholds } from '../common/battery.ts';
 import { warnPerCellOf } from '../common/battery-cells.ts';
 import { registerShortcut } from '../keys.ts';
 import { raceMode } from '../race/race-mode.ts';
+import { lazy } from '../common/lazy.ts';
+
+// The dialogs are chunks of their own (common/lazy.ts): the first screen is the table.
+const DiscoverDialog = lazy(() => import('./DeviceDialogs.tsx').then((m) => m.DiscoverDialog));
+const NewGroupDialog = lazy(() => import('./DeviceDialogs.tsx').then((m) => m.NewGroupDialog));
+const ResyncDialog = lazy(() => import('./DeviceDialogs.tsx').then((m) => m.ResyncDialog));
+const ControlDialog = lazy(() => import('./ControlDialog.tsx').then((m) => m.ControlDialog));
+const DeviceOptionsDialog = lazy(() =>
+  import('./DeviceOptionsDialog.tsx').then((m) => m.DeviceOptionsDialog),
+);
+const FirmwareDialog = lazy(() => import('./FirmwareDialog.tsx').then((m) => m.FirmwareDialog));
+const LedPresetsDialog = lazy(() => import('./LedPresetsDialog.tsx').then((m) => m.LedPresetsDialog));
 
 type DialogName = 'discover' | 'newGroup' | 'resync' | 'firmware' | 'ledPresets' | null;
 

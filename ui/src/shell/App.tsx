@@ -2,33 +2,51 @@
 import { useEffect, useState } from 'preact/hooks';
 import { setUnauthorizedHandler } from '../api.ts';
 import { ConfirmHost } from '../dialogs/confirm.tsx';
-import { BatteryDialog } from '../devices/DeviceDialogs.tsx';
-import { SettingsDialog } from '../dialogs/SettingsDialog.tsx';
-import { NativePresetsDialog } from '../scenes/NativePresetsDialog.tsx';
 import { startLive } from '../live.ts';
 import { installShortcuts, registerShortcut } from '../keys.ts';
 import { navigate, route } from '../router.ts';
 import { Banners } from './Banners.tsx';
 import { DevicesPage } from '../devices/DevicesPage.tsx';
-import { ScenesPage } from '../scenes/ScenesPage.tsx';
 import { sceneDirty } from '../scenes/scene-draft.ts';
 import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
-import { HealthPage } from '../health/HealthPage.tsx';
-import { LogPage } from '../log/LogPage.tsx';
-import { RacePage } from '../race/RacePage.tsx';
-import { HelpPage } from '../help/HelpPage.tsx';
 import { PageLink } from '../common/PageLink.tsx';
-import { NetworksDialog } from '../networks/NetworksDialog.tsx';
 import { networksDialogOpen } from '../networks/networks-store.ts';
+import { lazy, preloadLazy } from '../common/lazy.ts';
+
+// Not on the first screen: chunks of their own (common/lazy.ts).
+const ScenesPage = lazy(() => import('../scenes/ScenesPage.tsx').then((m) => m.ScenesPage));
+const HealthPage = lazy(() => import('../health/HealthPage.tsx').then((m) => m.HealthPage));
+const LogPage = lazy(() => import('../log/LogPage.tsx').then((m) => m.LogPage));
+const RacePage = lazy(() => import('../race/RacePage.tsx').then((m) => m.RacePage));
+const HelpPage = lazy(() => import('../help/HelpPage.tsx').then((m) => m.HelpPage));
+const BatteryDialog = lazy(() => import('../devices/DeviceDialogs.tsx').then((m) => m.BatteryDialog));
+const SettingsDialog = lazy(() => import('../dialogs/SettingsDialog.tsx').then((m) => m.SettingsDialog));
+const NativePresetsDialog = lazy(() =>
+  import('../scenes/NativePresetsDialog.tsx').then((m) => m.NativePresetsDialog),
+);
+const NetworksDialog = lazy(() => import('../networks/NetworksDialog.tsx').then((m) => m.NetworksDialog));
 
 let started = false;
-function startOnce(): void {
-  if (started) return;
+/**
+ * Starts the model (the lists, the live stream) and the shortcuts, unless the page is the
+ * login. main.tsx calls it before the first render, so the lists' answers (often already
+ * here, see early.ts) are applied without waiting for a painted frame first.
+ */
+export function boot(): void {
+  setUnauthorizedHandler(() => {
+    if (route.value !== 'login') navigate('login', true);
+  });
+  if (started || route.value === 'login') return;
   started = true;
   installShortcuts();
-  startLive();
+  // The other pages and dialogs once the first screen is drawn and the page is idle.
+  void startLive().then(() =>
+    typeof requestIdleCallback === 'function'
+      ? requestIdleCallback(preloadLazy, { timeout: 3000 })
+      : setTimeout(preloadLazy, 500),
+  );
 }
 
 export function App() {
@@ -36,12 +54,6 @@ export function App() {
   const [settings, setSettings] = useState(false);
   const [native, setNative] = useState(false);
   const r = route.value;
-  useEffect(() => {
-    setUnauthorizedHandler(() => {
-      if (route.value !== 'login') navigate('login', true);
-    });
-    if (route.value !== 'login') startOnce();
-  }, []);
   useEffect(() => registerShortcut('?', () => setSettings(true), 'Settings and shortcuts'), []);
   if (r === 'login') {
     return (

@@ -182,7 +182,11 @@ export function StatusBar() {
       {m && (
         <span
           class="muted small-text"
-          title={m.last_event_ts ? new Date(m.last_event_ts * 1000).toLocaleString() : ''}
+          // Written on hover: the first date formatted in a page sets up the browser's
+          // locale data (several ms), which the first open should not wait for.
+          onMouseEnter={(e) => {
+            e.currentTarget.title = m.last_event_ts ? new Date(m.last_event_ts * 1000).toLocaleString() : '';
+          }}
         >
           last: {m.last_event ? eventText(m.last_event, m.last_error) : '—'}{' '}
           {m.last_event_ts ? `(${relativeTime(m.last_event_ts, nowS.value)})` : ''}
