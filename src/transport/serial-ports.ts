@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { SerialPort } from './serialport-module.ts';
+import { serialport } from './serialport-module.ts';
 import type { TransportLog } from './link.ts';
 import { errText } from '../util/err-text.ts';
 
@@ -47,7 +47,7 @@ export async function listCandidatePorts(opts: ListCandidateOptions = {}): Promi
   const found: CandidatePort[] = [];
 
   try {
-    const listed = await (opts.list ?? (() => SerialPort.list()))();
+    const listed = await (opts.list ?? (() => serialport().SerialPort.list()))();
     for (const p of listed) {
       if (!looksLikeUsb(p)) continue;
       const info = describe(p);

@@ -4,19 +4,20 @@
  * disk before the answer).
  */
 import type { FastifyInstance } from 'fastify';
-import { LED_EFFECTS } from '../../domain/led-effects.ts';
+import { ledEffects } from '../../domain/led-effects.ts';
 import { raceLightsSchema } from '../../services/integration/laps/index.ts';
 import type { AppServices } from '../../services/index.ts';
 import { parseBody } from '../validation.ts';
 
 export const raceLightsRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   const rl = svc.raceLights;
-  // The flash effect choices travel along (the plugin's settings panel offers them).
-  const effects = LED_EFFECTS.map((e) => ({ value: e.id, label: e.name }));
+  // The flash effect choices travel along (the plugin's settings panel offers them); built
+  // on the first request, so a start does not check the effect catalogue.
+  let effects: { value: number; label: string }[] | null = null;
   api.get('/race-lights', async () => ({
     ok: true,
     settings: rl.settings.get(),
-    effects,
+    effects: (effects ??= ledEffects().map((e) => ({ value: e.id, label: e.name }))),
     ...rl.service.view(),
   }));
   api.put('/race-lights', async (req) => {

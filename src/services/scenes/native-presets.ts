@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.ts';
 import { NotFoundError } from '../../errors.ts';
 import { allocateId } from '../../domain/model.ts';
 import { isoSeconds, slugify, uniqueKey } from '../../domain/scenes/keys.ts';
-import { effectOptions, paletteOptions, PALETTE_COLOR_RULES } from '../../domain/led-effects.ts';
+import { effectOptions, paletteColorRules, paletteOptions } from '../../domain/led-effects.ts';
 import {
   FLAG_KEYS,
   FLAG_LABELS,
@@ -135,8 +135,8 @@ export class NativePresetService {
       ui: nativeEffectUi(),
       flags: flagList(),
       palette_color_rules: {
-        force_slot_min_palette: [...PALETTE_COLOR_RULES.force_slot_min_palette],
-        max_palette_id: PALETTE_COLOR_RULES.max_palette_id,
+        force_slot_min_palette: [...paletteColorRules().force_slot_min_palette],
+        max_palette_id: paletteColorRules().max_palette_id,
       },
     };
   }

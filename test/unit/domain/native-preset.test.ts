@@ -7,7 +7,7 @@ import {
   resolvePresetRef,
   type NativePreset,
 } from '../../../src/domain/scenes/native-preset.ts';
-import { LED_EFFECTS, LED_PALETTES, ledEffect, paletteForcesColor } from '../../../src/domain/led-effects.ts';
+import { ledEffect, ledEffects, ledPalettes, paletteForcesColor } from '../../../src/domain/led-effects.ts';
 
 describe('native preset params and flags', () => {
   it('keeps given fields, range-checks them and fills the stored shape with null', () => {
@@ -59,10 +59,14 @@ describe('native preset params and flags', () => {
 
 describe('LED catalogues', () => {
   it('lists deterministic effects first and all 72 palettes', () => {
-    expect(LED_EFFECTS).toHaveLength(188);
-    expect(LED_EFFECTS.slice(0, 17).every((e) => e.deterministic)).toBe(true);
-    expect(LED_EFFECTS[17]?.deterministic).toBe(false);
-    expect(LED_PALETTES).toHaveLength(72);
+    expect(ledEffects()).toHaveLength(188);
+    expect(
+      ledEffects()
+        .slice(0, 17)
+        .every((e) => e.deterministic),
+    ).toBe(true);
+    expect(ledEffects()[17]?.deterministic).toBe(false);
+    expect(ledPalettes()).toHaveLength(72);
     expect(ledEffect(0)?.slots.speed.used).toBe(false);
     expect(ledEffect(1)?.slots.intensity).toEqual({ used: true, label: 'Duty cycle' });
     expect([0, 1, 2].map((s) => paletteForcesColor(3, s as 0 | 1 | 2))).toEqual([true, true, false]);
