@@ -2,7 +2,9 @@
  * Discovery with several gateways: the discovery loop (discovery-run.ts) runs once per
  * network, in parallel, each leg on its own gateway's driver and seeing only its network's
  * stored devices (so the stop rule does not wait for nodes that live on another channel).
- * Progress and outcome are the legs' sums. With one gateway this is runDiscovery itself.
+ * Progress and outcome are the legs' sums; the progress also carries each leg's own
+ * (`networks`, by network id: the task meta's `networks`). With one gateway this is
+ * runDiscovery itself (no `networks`).
  */
 import type { Clock } from '../../clock.ts';
 import { networkLegs } from '../../gateway/radio.ts';
@@ -15,6 +17,7 @@ import {
   type DiscoveryOutcome,
   type DiscoveryPlan,
   type DiscoveryProgress,
+  type NetworkDiscoveryProgress,
 } from './discovery-run.ts';
 
 /** The registry as one network's leg sees it: the same object, its list narrowed. */
@@ -22,6 +25,16 @@ function networkView(registry: DeviceRegistry, networkId: number): DeviceRegistr
   const view = Object.create(registry) as DeviceRegistry;
   view.all = () => registry.all().filter((d) => d.network_id === networkId);
   return view;
+}
+
+function legProgress(p: DiscoveryProgress): NetworkDiscoveryProgress {
+  return {
+    phase: p.phase,
+    round: p.round,
+    found: p.found,
+    bound: p.bound,
+    expected_remaining: p.expectedRemaining === null ? null : Math.round(p.expectedRemaining * 10) / 10,
+  };
 }
 
 export async function runDiscoveryLegs(
@@ -43,6 +56,7 @@ export async function runDiscoveryLegs(
       found: all.reduce((n, x) => n + x.found, 0),
       bound: all.reduce((n, x) => n + x.bound, 0),
       expectedRemaining: remaining.length > 0 ? remaining.reduce((a, b) => a + b, 0) : null,
+      networks: Object.fromEntries([...last].map(([nid, x]) => [String(nid), legProgress(x)])),
     });
   };
   const outs = await Promise.all(

@@ -71,6 +71,17 @@ export interface DiscoveryProgress {
   bound: number;
   /** The stop rule's estimate of nodes still out there (after the round). */
   expectedRemaining: number | null;
+  /** Several networks (discovery-legs.ts): each network's own leg, by network id. */
+  networks?: Record<string, NetworkDiscoveryProgress>;
+}
+
+/** One network's leg of a discovery (task meta `networks`). */
+export interface NetworkDiscoveryProgress {
+  phase: DiscoveryProgress['phase'];
+  round: number;
+  found: number;
+  bound: number;
+  expected_remaining: number | null;
 }
 
 export interface DiscoveryOutcome {
