@@ -4,7 +4,8 @@
  * stored devices (so the stop rule does not wait for nodes that live on another channel).
  * Progress and outcome are the legs' sums; the progress also carries each leg's own
  * (`networks`, by network id: the task meta's `networks`). With one gateway this is
- * runDiscovery itself (no `networks`).
+ * runDiscovery itself (no `networks`). Each leg runs as `parallel` (discovery-run.ts: the
+ * tail's SET_GROUP retries go beside its rounds, with a stricter stop).
  */
 import type { Clock } from '../../clock.ts';
 import { networkLegs } from '../../gateway/radio.ts';
@@ -66,6 +67,7 @@ export async function runDiscoveryLegs(
         ctx,
         plan,
         (p) => report(leg.networkId, p),
+        { parallel: true },
       ),
     ),
   );
