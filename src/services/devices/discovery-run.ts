@@ -29,7 +29,8 @@
  *   with the fleet heard (full from PRIOR_FLEET nodes). Measured: 12 nodes 9.1/22.0/9.0 s →
  *   4.7/5.1/4.7 s (seeds 1–3), 300 nodes unchanged (bench/fleet.ts).
  *
- * Several networks (discovery-legs.ts runs this once per network, `leg.parallel`): a leg's
+ * Several networks (discovery-legs.ts runs this once per network, `leg.parallel`; a leg that
+ * found up to PARK_ABOVE nodes keeps the small-fleet rules, exactly as one gateway): a leg's
  * tail is its weak links, found one per several rounds and bound one per several tries.
  * With one gateway every round waits for their SET_GROUP tries (3 of up to ~0.9 s each per
  * unbound node), so a tail round costs ~2–3.5 s instead of ~0.7 s. A parallel leg instead:
@@ -225,18 +226,19 @@ export async function runDiscovery(
       const r = prevNew && last < prevNew ? last / prevNew : firstAll ? COLLISION_SHARE : 0.5;
       const decay = (last * r) / (1 - Math.min(r, 0.9));
       const unheardKnown = knownBefore.filter((a) => !found.has(a)).length;
+      // A network's leg past the small-fleet size (see "Several networks" in the header).
+      const bigLeg = leg.parallel === true && found.size > PARK_ABOVE;
       // Scaled for small fleets only where responders leave the crowd (the small-fleet path
       // below); discoveries whose responders stay keep the full prior.
       const prior =
-        (weakSeen ? (leg.parallel ? LEG_WEAK_PRIOR : 0.3) : 0.1) *
+        (weakSeen ? (bigLeg ? LEG_WEAK_PRIOR : 0.3) : 0.1) *
         (leaves(plan.target ?? plan.filter) ? Math.min(1, found.size / PRIOR_FLEET) : 1);
       expected = decay * healthyMiss + (unheardKnown + prior) * (8 / 9) ** quiet;
       report('DISCOVER');
       lastSilent = silent;
       // Parallel legs: found nodes still unbound that had fewer than LEG_MIN_TRIES tries
       // keep the leg going (their tries run beside the next rounds).
-      // (Small fleets keep the small-fleet rules above: a weak node's group waits as pending.)
-      const bigLeg = leg.parallel === true && found.size > PARK_ABOVE;
+      // (A leg of up to PARK_ABOVE nodes keeps the small-fleet rules above, as one gateway.)
       const owed =
         bigLeg &&
         [...found].some((a) => !placed.has(a) && !parked.has(a) && (tries.get(a) ?? 0) < LEG_MIN_TRIES);
@@ -285,7 +287,7 @@ export async function runDiscovery(
         );
       // Parallel legs: a handful of unbound nodes (the weak links of the tail) get their tries
       // beside the next rounds; a crowd of new responders is bound first, as with one gateway.
-      if (leg.parallel && !stop && !park && items.length > 0 && items.length <= RETRY_BESIDE_MAX) {
+      if (bigLeg && !stop && !park && items.length > 0 && items.length <= RETRY_BESIDE_MAX) {
         retrying ??= bindNow(items).finally(() => {
           retrying = null;
         });
