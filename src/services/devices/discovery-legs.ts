@@ -13,6 +13,7 @@ import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
+import { onLeg } from './leg-context.ts';
 import {
   runDiscovery,
   type DiscoveryOutcome,
@@ -62,12 +63,14 @@ export async function runDiscoveryLegs(
   };
   const outs = await Promise.all(
     legs.map((leg) =>
-      runDiscovery(
-        { driver: leg.driver, registry: networkView(deps.registry, leg.networkId), clock: deps.clock },
-        ctx,
-        plan,
-        (p) => report(leg.networkId, p),
-        { parallel: true },
+      onLeg(ctx, (legCtx) =>
+        runDiscovery(
+          { driver: leg.driver, registry: networkView(deps.registry, leg.networkId), clock: deps.clock },
+          legCtx,
+          plan,
+          (p) => report(leg.networkId, p),
+          { parallel: true },
+        ),
       ),
     ),
   );

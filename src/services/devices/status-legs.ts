@@ -11,6 +11,7 @@ import { networkLegs } from '../../gateway/radio.ts';
 import type { GatewayDriver, StatusTarget } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
+import { onLeg } from './leg-context.ts';
 import { pollFleet, type NetworkPollProgress, type PollProgress } from './status-poll.ts';
 
 function legProgress(p: PollProgress): NetworkPollProgress {
@@ -54,7 +55,17 @@ export async function pollFleetLegs(
       const mine = targets.filter((t) => networkOf(t.addr) === leg.networkId);
       return mine.length === 0
         ? Promise.resolve(new Set<Addr>())
-        : pollFleet(leg.driver, clock, ctx, filter, mine, (p) => report(leg.networkId, p), recentlyHeard);
+        : onLeg(ctx, (legCtx) =>
+            pollFleet(
+              leg.driver,
+              clock,
+              legCtx,
+              filter,
+              mine,
+              (p) => report(leg.networkId, p),
+              recentlyHeard,
+            ),
+          );
     }),
   );
   const answered = new Set<Addr>();

@@ -64,4 +64,34 @@ describe('discovery tail per network', () => {
       });
     },
   );
+
+  it('a-cancel-reaches-both-legs-and-their-retries-beside-the-rounds', { timeout: LONG }, async () => {
+    await withHost({ nodes: 20, seed: 5, simGateways: 2 }, async (h) => {
+      const [a] = h.host.sims as [SimOnMemory, SimOnMemory];
+      const { clock } = h.host.services;
+      const victim = healthy(a)[0] as string;
+      a.fleet.faults.nodeAcksLost(victim, true);
+      const gw = a.fleet.gateway.addr;
+      let tries = 0;
+      let afterEnd = 0;
+      let ended = false;
+      const off = a.fleet.air.events.on('tx', (e) => {
+        const p = e.sender === gw ? decodeLoraPacket(e.bytes) : null;
+        if (!p || (p.typeFull & 0x7f) !== OPC.SET_GROUP || p.receiver !== victim) return;
+        tries++;
+        if (ended) afterEnd++;
+      });
+      const start = await h.post<{ task: { id: number } }>('/api/discover', { newGroupName: 'Track' });
+      // Cancel while the victim's tries run beside the rounds (some tries in, fewer than owed).
+      while (tries < 8) await clock.sleep(50);
+      expect((await h.post('/api/task/cancel')).body).toMatchObject({ ok: true, cancelled: true });
+      const t = await h.waitTask(start.body.task.id);
+      ended = true;
+      expect(t).toMatchObject({ state: 'error', last_error: 'cancelled' });
+      // Nothing of the cancelled task goes on after it ended.
+      await clock.sleep(5000);
+      off();
+      expect(afterEnd).toBe(0);
+    });
+  });
 });
