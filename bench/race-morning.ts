@@ -13,7 +13,11 @@
  * their own column ("marginal: silent/all"), since no poll can promise them an answer.
  *
  *   npm run bench:race-morning -- [--sizes 50,100,200,300] [--seeds 1,2,3]
- *        [--mode power-up|reboot|host-after] [--persist] [--budget-s 300]
+ *        [--mode power-up|reboot|host-after] [--persist] [--budget-s 300] [--fs-time]
+ *
+ * Disk writes (the host's journal and state fsyncs) take no virtual time (SteppedClock
+ * holdDuringFs), so the figures are the same run after run and on a busy machine;
+ * `--fs-time` lets the clock run on while the disk works (the old behaviour, load-dependent).
  *
  * Modes: power-up — the host runs, the whole field is switched on (every node boots);
  * reboot — the field is up and bound, then all of it reboots at once (faults.rebootFleet);
@@ -84,7 +88,10 @@ const waitUntil = async (clock: SteppedClock, pred: () => boolean, maxMs: number
 
 async function runOne(n: number, seed: number): Promise<Row> {
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-race-'));
-  const clock = new SteppedClock(1).start();
+  // Disk writes take no virtual time (see SteppedClock): the numbers do not depend on load.
+  const clock = new SteppedClock(1, Date.now(), {
+    holdDuringFs: !process.argv.includes('--fs-time'),
+  }).start();
   const sim = startSimOnMemory({ nodes: n, seed, clock, autoStart: false, gatewayUp: true, lossRate: 0.05 });
   const state: StateModel = {
     devices: sim.fleet.nodes.map((node) => ({

@@ -2,7 +2,10 @@
  * Discovery with several gateways: the discovery loop (discovery-run.ts) runs once per
  * network, in parallel, each leg on its own gateway's driver and seeing only its network's
  * stored devices (so the stop rule does not wait for nodes that live on another channel).
- * Progress and outcome are the legs' sums. With one gateway this is runDiscovery itself.
+ * Progress and outcome are the legs' sums; the progress also carries each leg's own
+ * (`networks`, by network id: the task meta's `networks`). With one gateway this is
+ * runDiscovery itself (no `networks`). Each leg runs as `parallel` (discovery-run.ts: the
+ * tail's SET_GROUP retries go beside its rounds, with a stricter stop).
  */
 import type { Clock } from '../../clock.ts';
 import { networkLegs } from '../../gateway/radio.ts';
@@ -10,11 +13,13 @@ import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
 import type { DeviceRegistry } from './registry.ts';
+import { onLeg } from './leg-context.ts';
 import {
   runDiscovery,
   type DiscoveryOutcome,
   type DiscoveryPlan,
   type DiscoveryProgress,
+  type NetworkDiscoveryProgress,
 } from './discovery-run.ts';
 
 /** The registry as one network's leg sees it: the same object, its list narrowed. */
@@ -22,6 +27,16 @@ function networkView(registry: DeviceRegistry, networkId: number): DeviceRegistr
   const view = Object.create(registry) as DeviceRegistry;
   view.all = () => registry.all().filter((d) => d.network_id === networkId);
   return view;
+}
+
+function legProgress(p: DiscoveryProgress): NetworkDiscoveryProgress {
+  return {
+    phase: p.phase,
+    round: p.round,
+    found: p.found,
+    bound: p.bound,
+    expected_remaining: p.expectedRemaining === null ? null : Math.round(p.expectedRemaining * 10) / 10,
+  };
 }
 
 export async function runDiscoveryLegs(
@@ -43,15 +58,19 @@ export async function runDiscoveryLegs(
       found: all.reduce((n, x) => n + x.found, 0),
       bound: all.reduce((n, x) => n + x.bound, 0),
       expectedRemaining: remaining.length > 0 ? remaining.reduce((a, b) => a + b, 0) : null,
+      networks: Object.fromEntries([...last].map(([nid, x]) => [String(nid), legProgress(x)])),
     });
   };
   const outs = await Promise.all(
     legs.map((leg) =>
-      runDiscovery(
-        { driver: leg.driver, registry: networkView(deps.registry, leg.networkId), clock: deps.clock },
-        ctx,
-        plan,
-        (p) => report(leg.networkId, p),
+      onLeg(ctx, (legCtx) =>
+        runDiscovery(
+          { driver: leg.driver, registry: networkView(deps.registry, leg.networkId), clock: deps.clock },
+          legCtx,
+          plan,
+          (p) => report(leg.networkId, p),
+          { parallel: true },
+        ),
       ),
     ),
   );

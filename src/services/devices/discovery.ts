@@ -89,6 +89,7 @@ export class DiscoveryService {
               expected_remaining:
                 p.expectedRemaining === null ? null : Math.round(p.expectedRemaining * 10) / 10,
               message: progressText(p),
+              ...(p.networks ? { networks: p.networks } : {}),
             }),
         );
         // Found but never acknowledged: the stored group waits for the node (pending), and

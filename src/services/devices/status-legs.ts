@@ -2,14 +2,26 @@
  * A status poll with several gateways: the poll (status-poll.ts) runs once per network, in
  * parallel, each leg on its own gateway with its own devices (broadcast rounds and the
  * unicast follow-up of the silent ones). Devices of a network whose gateway is not
- * connected are not asked (they cannot answer). With one gateway this is pollFleet itself.
+ * connected are not asked (they cannot answer). The progress also carries each leg's own
+ * (`networks`, by network id: answered `done` of its `total` devices, the task meta's
+ * `networks`). With one gateway this is pollFleet itself (no `networks`).
  */
 import type { Clock } from '../../clock.ts';
 import { networkLegs } from '../../gateway/radio.ts';
 import type { GatewayDriver, StatusTarget } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
-import { pollFleet, type PollProgress } from './status-poll.ts';
+import { onLeg } from './leg-context.ts';
+import { pollFleet, type NetworkPollProgress, type PollProgress } from './status-poll.ts';
+
+function legProgress(p: PollProgress): NetworkPollProgress {
+  return {
+    stage: p.stage,
+    done: p.answered,
+    total: p.expected,
+    ...(p.stragglers !== undefined ? { stragglers: p.stragglers } : {}),
+  };
+}
 
 export async function pollFleetLegs(
   driver: GatewayDriver,
@@ -35,6 +47,7 @@ export async function pollFleetLegs(
       expected: targets.length,
       ...(p.group !== undefined ? { group: p.group } : {}),
       ...(stragglers.length > 0 ? { stragglers: stragglers.reduce((a, b) => a + b, 0) } : {}),
+      networks: Object.fromEntries([...last].map(([nid, x]) => [String(nid), legProgress(x)])),
     });
   };
   const parts = await Promise.all(
@@ -42,7 +55,17 @@ export async function pollFleetLegs(
       const mine = targets.filter((t) => networkOf(t.addr) === leg.networkId);
       return mine.length === 0
         ? Promise.resolve(new Set<Addr>())
-        : pollFleet(leg.driver, clock, ctx, filter, mine, (p) => report(leg.networkId, p), recentlyHeard);
+        : onLeg(ctx, (legCtx) =>
+            pollFleet(
+              leg.driver,
+              clock,
+              legCtx,
+              filter,
+              mine,
+              (p) => report(leg.networkId, p),
+              recentlyHeard,
+            ),
+          );
     }),
   );
   const answered = new Set<Addr>();

@@ -43,6 +43,16 @@ export interface PollProgress {
   expected: number;
   group?: number;
   stragglers?: number;
+  /** Several networks (status-legs.ts): each network's own leg, by network id. */
+  networks?: Record<string, NetworkPollProgress>;
+}
+
+/** One network's leg of a status poll (task meta `networks`): answered of its devices. */
+export interface NetworkPollProgress {
+  stage: PollProgress['stage'];
+  done: number;
+  total: number;
+  stragglers?: number;
 }
 
 /** Which broadcasts to send: one per small group, or one with the poll's filter. */

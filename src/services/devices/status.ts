@@ -110,6 +110,7 @@ export class StatusService {
                 total: p.expected,
                 ...(p.group !== undefined ? { group: p.group } : {}),
                 ...(p.stragglers !== undefined ? { stragglers: p.stragglers } : {}),
+                ...(p.networks ? { networks: p.networks } : {}),
                 message:
                   p.stage === 'POLL'
                     ? `Polling${p.group !== undefined && p.group !== 255 ? ` group ${p.group}` : ''}: ${p.answered} of ${p.expected} answered`
