@@ -34,6 +34,11 @@ done
 [[ -d $root ]] || { echo "install.sh: --root $root is not a directory" >&2; exit 2; }
 root=$(cd "$root" && pwd)
 live=0; [[ $root == / ]] && live=1
+# useradd/groupadd --prefix edit the root's account files; on a bare folder they fail with
+# "cannot lock …/etc/group", which does not say what is missing.
+if [[ $live == 0 && $action == install && ( ! -f $root/etc/passwd || ! -f $root/etc/group ) ]]; then
+  echo "install.sh: --root $root has no etc/passwd and etc/group: give the root file system of an image (the lightnet user is added to it)" >&2; exit 2
+fi
 r() { printf '%s%s' "${root%/}" "$1"; }   # a path inside the target root
 prefix=(); [[ $live == 1 ]] || prefix=(--prefix "$root")
 say() { echo "lightnet: $*"; }

@@ -174,4 +174,16 @@ describe.skipIf(!isRoot || !hasUseradd)('install.sh into a temporary root', () =
     expect(r.status).toBe(1);
     expect(r.out).toContain('no previous version');
   });
+
+  // useradd --prefix on an empty folder fails with "cannot lock …/etc/group"; the script
+  // says what is missing instead, before it writes anything.
+  it('a-root-without-account-files-is-refused-naming-them-and-nothing-is-written', async () => {
+    const bare = join(work, 'bare-root');
+    await mkdir(bare);
+    const r = run('bash', [join(unpacked, 'install.sh'), '--root', bare]);
+    expect(r.status, r.out).toBe(2);
+    expect(r.out).toContain('has no etc/passwd and etc/group');
+    expect(existsSync(join(bare, 'opt'))).toBe(false);
+    expect(existsSync(join(bare, 'etc'))).toBe(false);
+  });
 });
