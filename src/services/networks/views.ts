@@ -52,6 +52,7 @@ export interface NetworkRow {
 export interface UnassignedGateway {
   label: string;
   gateway_mac: string | null;
+  /** Connected and identified (it carries nothing until assigned): `connected` in `GET /api/gateways`. */
   ready: boolean;
   rf: RfConfig | null;
   channel: string | null;
@@ -63,7 +64,10 @@ export interface GatewayRow {
   mac: string;
   port: string | null;
   transport: string | null;
+  /** Carries its network's traffic: connected and bound (the `unassigned` list's `ready` is `connected`). */
   ready: boolean;
+  /** Its USB/TCP link is up and it identified itself, whether or not it carries traffic. */
+  connected: boolean;
   bind_state: BindState | 'missing';
   network_id: number | null;
   network_name: string | null;
@@ -164,6 +168,7 @@ function slotRow(state: StateModel, binder: GatewayBinder, s: GatewaySlot): Gate
     port: r.port ?? s.label,
     transport: r.transport,
     ready: r.ready && s.state === 'bound',
+    connected: r.ready,
     bind_state: s.state,
     network_id: net?.id ?? null,
     network_name: net?.name ?? null,
@@ -189,6 +194,7 @@ export function gatewayRows(state: StateModel, binder: GatewayBinder): GatewayRo
       port: null,
       transport: null,
       ready: false,
+      connected: false,
       bind_state: 'missing',
       network_id: n.id,
       network_name: n.name,

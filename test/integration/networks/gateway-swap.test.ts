@@ -12,6 +12,7 @@ interface GatewayRow {
   network_id: number | null;
   unknown_heard: number;
   ready: boolean;
+  connected: boolean;
 }
 interface NetRow {
   id: number;
@@ -21,8 +22,9 @@ interface NetRow {
 
 const gateways = async (h: Harness): Promise<GatewayRow[]> =>
   (await h.get<{ gateways: GatewayRow[] }>('/api/gateways')).body.gateways;
-const networks = async (h: Harness): Promise<{ networks: NetRow[]; unassigned: { gateway_mac: string }[] }> =>
-  (await h.get<{ networks: NetRow[]; unassigned: { gateway_mac: string }[] }>('/api/networks')).body;
+type Unassigned = { gateway_mac: string; ready: boolean };
+const networks = async (h: Harness): Promise<{ networks: NetRow[]; unassigned: Unassigned[] }> =>
+  (await h.get<{ networks: NetRow[]; unassigned: Unassigned[] }>('/api/networks')).body;
 
 describe('one gateway swapped for another on the same port', () => {
   it('old-network-goes-missing-new-gateway-waits-unassigned-then-serves-the-nodes-as-its-replacement', async () => {
@@ -67,10 +69,17 @@ describe('one gateway swapped for another on the same port', () => {
           const g = await gateways(h);
           return g.find((x) => x.mac === macB)?.bind_state === 'unassigned' ? g : null;
         });
-        expect(rows.find((x) => x.mac === macA)).toMatchObject({ bind_state: 'missing', network_id: 1 });
+        expect(rows.find((x) => x.mac === macA)).toMatchObject({
+          bind_state: 'missing',
+          network_id: 1,
+          ready: false,
+          connected: false,
+        });
+        // Connected but carrying nothing: both lists say so in the same words.
+        expect(rows.find((x) => x.mac === macB)).toMatchObject({ ready: false, connected: true });
         const nets = await networks(h);
         expect(nets.networks[0]).toMatchObject({ id: 1, state: 'missing', gateway_mac: macA });
-        expect(nets.unassigned.map((u) => u.gateway_mac)).toEqual([macB]);
+        expect(nets.unassigned).toMatchObject([{ gateway_mac: macB, ready: true }]);
         const gw = (await h.get<{ gateway: { ready: boolean; last_error: string } }>('/api/gateway')).body
           .gateway;
         expect(gw.ready).toBe(false);
