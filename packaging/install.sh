@@ -167,6 +167,11 @@ do_rollback() {
 }
 
 do_uninstall() {
+  if [[ ! -e $(r $OPT) && ! -e $(r $UNIT) && ! -e $(r $DATA) && ! -e $(r $ETC) ]] &&
+    ! { [[ $purge == 1 ]] && grep -q '^lightnet:' "$(r /etc/passwd)" 2>/dev/null; }; then
+    say "Lightnet is not installed here: nothing to remove"
+    return 0
+  fi
   if systemd_live; then
     systemctl disable --now lightnet.service >/dev/null 2>&1 || true
   elif command -v systemctl >/dev/null && [[ -f $(r $UNIT) ]]; then
@@ -179,8 +184,10 @@ do_uninstall() {
     rm -rf "$(r $DATA)" "$(r $ETC)"
     if grep -q '^lightnet:' "$(r /etc/passwd)" 2>/dev/null; then userdel "${prefix[@]}" lightnet; fi
     say "removed Lightnet, its data, settings and user"
-  else
+  elif [[ -e $(r $DATA) || -e $(r $ETC) ]]; then
     say "removed Lightnet; kept the data in $DATA and settings in $ETC (--purge removes them)"
+  else
+    say "removed Lightnet"
   fi
 }
 

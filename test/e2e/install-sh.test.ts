@@ -167,6 +167,12 @@ describe.skipIf(!isRoot || !hasUseradd)('install.sh into a temporary root', () =
     expect(existsSync(inRoot('etc/lightnet'))).toBe(false);
     expect(passwdLine()).toBeUndefined();
     expect(await readFile(inRoot('etc/group'), 'utf8')).toMatch(/^dialout:x:20:$/m);
+
+    // Once more, with nothing left: it says so rather than "kept the data".
+    const again = install(unpacked, '--uninstall');
+    expect(again.status, again.out).toBe(0);
+    expect(again.out).toContain('not installed here');
+    expect(again.out).not.toContain('kept the data');
   });
 
   it('rollback-without-a-previous-version-says-so', () => {
