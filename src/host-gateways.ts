@@ -6,13 +6,18 @@
  */
 import { ScaledClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { DetectOverride } from './host-rescan.ts';
 import type { Logger } from './logger.ts';
 import type { SimOnMemory } from './sim/sim-host.ts';
+import { handOver } from './transport/detect.ts';
 import {
+  detectGateway,
   detectGateways,
   SerialLink,
   TcpLink,
+  type DetectOptions,
   type GatewaySpec,
+  type Link,
   type LinkFactory,
 } from './transport/index.ts';
 
@@ -22,7 +27,12 @@ export interface GatewayChoice {
   port: string;
   sim: SimOnMemory | null;
   clock: Clock;
+  /** The open link start-up detection handed to this gateway's driver (closed if the start fails). */
+  probeLink?: Link;
 }
+
+/** How start-up detection finds and opens ports (tests: simulated boards; default: serial). */
+export type StartDetect = Pick<DetectOverride, 'candidates' | 'open' | 'identify' | 'linkFactory'>;
 
 /** One gateway: what the host has always done. */
 async function chooseGateway(
@@ -30,8 +40,9 @@ async function chooseGateway(
   log: Logger,
   clockOverride?: Clock,
   external?: SimOnMemory,
+  detect?: StartDetect,
 ): Promise<GatewayChoice[]> {
-  return [await chooseOne(cfg, cfg.gateway, log, clockOverride, external)];
+  return [await chooseOne(cfg, cfg.gateway, log, clockOverride, external, detect)];
 }
 
 async function chooseOne(
@@ -40,6 +51,7 @@ async function chooseOne(
   log: Logger,
   clockOverride?: Clock,
   external?: SimOnMemory,
+  detect?: StartDetect,
 ): Promise<GatewayChoice> {
   if (external && spec.kind === 'sim') {
     log.warn({}, 'using an already running SIMULATED gateway and fleet');
@@ -84,11 +96,11 @@ async function chooseOne(
     }
     case 'auto': {
       // Several answering ports are handled by chooseGateways; here only the simulator fallback.
-      const res = await detectGateways({ clock: real, log: transportLog(log) });
-      const first = res.found[0];
+      const res = await detectGateway(detectOptions(log, detect));
+      const first = res.found;
       if (first) {
         log.info({ port: first.path, gateway_mac: first.mac, tried: res.tried }, 'gateway found');
-        return serial(first.path);
+        return foundChoice(first, log, detect);
       }
       log.warn(
         { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },
@@ -103,6 +115,34 @@ const transportLog =
   (log: Logger) =>
   (msg: string, fields?: object): void =>
     log.debug({ ...fields }, msg);
+
+/**
+ * Start-up detection keeps every identified port open: the driver takes the probe's link
+ * (transport/detect.ts handOver) instead of reopening the port, which on a CP2102 board
+ * would reset it and cost another boot wait. Reconnects open fresh links.
+ */
+function detectOptions(log: Logger, detect?: StartDetect): DetectOptions {
+  return {
+    clock: new ScaledClock(1),
+    log: transportLog(log),
+    keepOpen: true,
+    ...(detect?.candidates ? { candidates: detect.candidates } : {}),
+    ...(detect?.open ? { open: detect.open } : {}),
+    ...(detect?.identify ? { identify: detect.identify } : {}),
+  };
+}
+
+function foundChoice(f: { path: string; link?: Link }, log: Logger, detect?: StartDetect): GatewayChoice {
+  const choice = serialChoice(f.path, log);
+  const fresh = detect?.linkFactory?.(f.path) ?? choice.linkFactory;
+  if (!f.link) return { ...choice, linkFactory: fresh };
+  return { ...choice, linkFactory: handOver(f.link, fresh), probeLink: f.link };
+}
+
+/** Closes the probe links a failed start never used (a driver that took one has closed it or dies with us). */
+export async function closeProbeLinks(gws: readonly GatewayChoice[]): Promise<void> {
+  await Promise.all(gws.map((g) => g.probeLink?.close().catch(() => undefined)));
+}
 
 /** A serial gateway on the real clock (also used for one found by a rescan). */
 export function serialChoice(path: string, log: Logger): GatewayChoice {
@@ -122,18 +162,19 @@ export async function chooseGateways(
   log: Logger,
   clockOverride?: Clock,
   external?: SimOnMemory,
+  detect?: StartDetect,
 ): Promise<GatewayChoice[]> {
   const specs = cfg.gateways ?? [cfg.gateway];
   const simCount = cfg.simGateways ?? 1;
   if (specs.length > 1) {
     const out: GatewayChoice[] = [];
-    for (const spec of specs) out.push(await chooseOne(cfg, spec, log, clockOverride));
+    for (const spec of specs) out.push(await chooseOne(cfg, spec, log, clockOverride, undefined, detect));
     log.info({ gateways: out.map((g) => g.port) }, 'several gateways: one network each');
     return out;
   }
   if (cfg.gateway.kind === 'auto' && !external) {
     // Every port at once; every gateway that answers is driven (one network each).
-    const res = await detectGateways({ clock: new ScaledClock(1), log: transportLog(log) });
+    const res = await detectGateways(detectOptions(log, detect));
     if (res.found.length > 0) {
       if (simCount > 1)
         log.warn({ ports: res.found.map((f) => f.path) }, 'gateways answered: --sim-gateways is ignored');
@@ -141,7 +182,7 @@ export async function chooseGateways(
         { gateways: res.found.map((f) => ({ port: f.path, gateway_mac: f.mac })), tried: res.tried },
         res.found.length > 1 ? 'gateways found: one network each' : 'gateway found',
       );
-      return res.found.map((f) => serialChoice(f.path, log));
+      return res.found.map((f) => foundChoice(f, log, detect));
     }
     if (simCount <= 1) {
       log.warn(
@@ -151,7 +192,7 @@ export async function chooseGateways(
       return chooseGateway({ ...cfg, gateway: { kind: 'sim' } }, log, clockOverride);
     }
   }
-  if (simCount <= 1 || external) return chooseGateway(cfg, log, clockOverride, external);
+  if (simCount <= 1 || external) return chooseGateway(cfg, log, clockOverride, external, detect);
   const clock = clockOverride ?? new ScaledClock(cfg.simTimeScale);
   log.warn(
     { gateways: simCount, nodesEach: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },

@@ -57,6 +57,6 @@ export interface HostOverrides {
    * need a write to stay running while they act lengthen it, instead of racing the clock.
    */
   specialsAckBudgetMs?: number;
-  /** How `POST /api/gateways/rescan` finds and opens ports (tests: simulated boards). */
+  /** How `--gateway auto` at start and `POST /api/gateways/rescan` find and open ports (tests: simulated boards). */
   detect?: DetectOverride;
 }

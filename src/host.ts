@@ -30,7 +30,7 @@ import { BlackoutService } from './services/race/index.ts';
 import { createConsoleSettings } from './services/console/index.ts';
 import { createSpecials } from './services/specials/index.ts';
 import { createWifi, processRunner } from './services/wifi/index.ts';
-import { chooseGateways, type GatewayChoice } from './host-gateways.ts';
+import { chooseGateways, closeProbeLinks, type GatewayChoice } from './host-gateways.ts';
 import { createNetworks } from './services/networks/index.ts';
 import { buildRadio, rfTaskGateway, wireNetworksEvents } from './host-networks.ts';
 import { createGatewayScanner } from './host-rescan.ts';
@@ -52,7 +52,7 @@ export async function startHost(
   // also keeps debug-level device events (timestamps on wall time, like the console's).
   const logs = new LogBuffer(new ScaledClock(1));
   const log = teeLogger(processLog, logs, 'debug');
-  const gws = await chooseGateways(cfg, log, overrides.simClock, overrides.sim);
+  const gws = await chooseGateways(cfg, log, overrides.simClock, overrides.sim, overrides.detect);
   const gw = gws[0]!;
   const ownSim = gw.sim !== null && gw.sim !== overrides.sim;
   let data: DataFolder;
@@ -60,12 +60,14 @@ export async function startHost(
     data = await openDataFolder(cfg, gw.sim !== null, log);
   } catch (err) {
     if (ownSim) for (const g of gws) g.sim?.stop();
+    await closeProbeLinks(gws);
     throw err;
   }
   try {
     return await startOn(cfg, log, logs, gws, ownSim, data, overrides);
   } catch (err) {
     if (ownSim) for (const g of gws) g.sim?.stop();
+    await closeProbeLinks(gws);
     await data.lock.release();
     throw err;
   }

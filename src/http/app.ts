@@ -11,6 +11,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { AppServices } from '../services/index.ts';
+import { ConnectionDrain } from './connection-drain.ts';
 import { installDurableAck } from './durable-ack.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
@@ -83,6 +84,7 @@ export async function buildApp(
   opts: AppOptions,
 ): Promise<{ app: FastifyInstance; sse: SseHub; fastReads: FastReads }> {
   const fast = new FastReads();
+  const drain = new ConnectionDrain();
   const app = Fastify({
     // Our own server, so the fast read path sees each request before Fastify does.
     serverFactory: (handler) => {
@@ -90,6 +92,7 @@ export async function buildApp(
         if (!fast.handle(req, res, svc.phase() === 'ready')) handler(req, res);
       });
       server.keepAliveTimeout = KEEP_ALIVE_MS;
+      drain.attach(server);
       return server;
     },
     logger: false,
@@ -168,6 +171,8 @@ export async function buildApp(
   fast.start(admitsRead);
   app.addHook('preClose', (done) => {
     fast.stop();
+    // The event streams were ended before closing began (host-lifecycle.ts).
+    drain.drain();
     done();
   });
 
