@@ -52,6 +52,8 @@ async function chooseOne(
   clockOverride?: Clock,
   external?: SimOnMemory,
   detect?: StartDetect,
+  /** The caller already said, in its own line, that the simulator is used. */
+  announced = false,
 ): Promise<GatewayChoice> {
   if (external && spec.kind === 'sim') {
     log.warn({}, 'using an already running SIMULATED gateway and fleet');
@@ -77,10 +79,11 @@ async function chooseOne(
   const serial = (path: string): GatewayChoice => serialChoice(path, log);
   switch (spec.kind) {
     case 'sim':
-      log.warn(
-        { nodes: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
-        'using the SIMULATED gateway and fleet',
-      );
+      if (!announced)
+        log.warn(
+          { nodes: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
+          'using the SIMULATED gateway and fleet',
+        );
       return sim(simClock());
     case 'serial':
       return serial(spec.path);
@@ -186,10 +189,10 @@ export async function chooseGateways(
     }
     if (simCount <= 1) {
       log.warn(
-        { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed },
+        { tried: res.tried, nodes: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
         'no gateway answered the identify ping: using the SIMULATED gateway and fleet',
       );
-      return chooseGateway({ ...cfg, gateway: { kind: 'sim' } }, log, clockOverride);
+      return [await chooseOne(cfg, { kind: 'sim' }, log, clockOverride, undefined, undefined, true)];
     }
   }
   if (simCount <= 1 || external) return chooseGateway(cfg, log, clockOverride, external, detect);

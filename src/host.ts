@@ -339,7 +339,14 @@ async function startOn(
   // The address a person opens (the UI lives under the prefix with its trailing slash).
   const open = url.endsWith('/') ? url : `${url}/`;
   log.info(
-    { url: open, transport: gw.transport, port: gw.port, ready: driver.readiness().ready },
+    {
+      url: open,
+      transport: gw.transport,
+      port: gw.port,
+      ready: driver.readiness().ready,
+      // Several gateways: every one, not only the first.
+      ...(gws.length > 1 ? { gateways: gws.map((g) => g.port) } : {}),
+    },
     `lightnet ready — open ${open}`,
   );
 
