@@ -8,12 +8,18 @@
  *   npm run bench:networks                 300 nodes, seeds 1–3
  *   npm run bench:networks -- 200 --seeds 1
  *   npm run bench:networks -- --no-loss    the stage-1 conditions (no packet loss)
+ *   npm run bench:networks -- --seeds 1,2,…,32 --tasks-only
+ *                                          table 1 only, many seeds: a seed's figures move by
+ *                                          ~±10 s with any change of timing (the simulated air
+ *                                          draws differently), so compare totals over many seeds
  *
  * Table 1, per run: a discovery into a new group, then a status poll of every device.
  *   found / bound   devices the discovery reported / nodes that acknowledged the group
  *   wrong off       healthy, bound nodes the poll marked offline
  *   disc s, poll s  simulated seconds of each task (× = ratio to 1 × N of the same seed)
  *   coll            packets lost to collisions during both tasks (the shared air's count)
+ * Summary (after table 1): per scenario, totals over the seeds and how many seeds miss the
+ *   targets (discovery ≤ 0.65×, poll ≤ 0.55× of 1 × N).
  * Table 2, race morning (bench/networks-race.ts): the bound field reboots at once; time to
  *   99 % / 100 % restored, and healthy nodes the next poll marks offline.
  * Table 3, fan-out (bench/networks-fanout.ts): a broadcast CONTROL's wall clock on the air;
@@ -37,6 +43,7 @@ const seedArg = args.indexOf('--seeds');
 const seeds = seedArg >= 0 ? (args[seedArg + 1] ?? '1').split(',').map(Number) : [1, 2, 3];
 const total = Number(args.find((a, i) => /^\d+$/.test(a) && i !== seedArg + 1) ?? 300);
 const lossRate = args.includes('--no-loss') ? 0 : 0.05;
+const tasksOnly = args.includes('--tasks-only');
 
 const SCENARIOS: Scenario[] = [
   { label: `1 × ${total}`, gateways: 1, sameChannel: false },
@@ -130,6 +137,11 @@ const conditions = `SF7/125 kHz, ${lossRate * 100} % loss, stepped clock, simula
 const tasks: string[][] = [
   ['fleet', 'seed', 'found', 'bound', 'disc s', 'answered', 'wrong off', 'poll s', 'coll'],
 ];
+/** Per scenario: totals over the seeds, and seeds over the discovery / poll targets. */
+const sums = new Map<
+  string,
+  { found: number; bound: number; discS: number; pollS: number; overD: number; overP: number }
+>();
 const race: string[][] = [
   ['fleet', 'seed', '99 % s', '100 % s', '99 % per network s', 'restored', 'wrong off'],
 ];
@@ -150,6 +162,16 @@ for (const seed of seeds) {
       ratio(row.pollS, sc === SCENARIOS[0] ? undefined : base.pollS),
       String(row.collisions),
     ]);
+    const sum = sums.get(sc.label) ?? { found: 0, bound: 0, discS: 0, pollS: 0, overD: 0, overP: 0 };
+    sums.set(sc.label, {
+      found: sum.found + row.found,
+      bound: sum.bound + row.bound,
+      discS: sum.discS + row.discS,
+      pollS: sum.pollS + row.pollS,
+      overD: sum.overD + (row.discS > 0.65 * base.discS ? 1 : 0),
+      overP: sum.overP + (row.pollS > 0.55 * base.pollS ? 1 : 0),
+    });
+    if (tasksOnly) continue;
     const rm99 = await raceMorning(sc, total, seed, lossRate);
     if (baseRace === undefined) baseRace = rm99.t99;
     race.push([
@@ -164,5 +186,17 @@ for (const seed of seeds) {
   }
 }
 printTable(`Discovery and status poll, ${total} nodes (${conditions})`, tasks);
+printTable(`Totals over seeds ${seeds.join(',')} (over: seeds above 0.65× discovery / 0.55× poll)`, [
+  ['fleet', 'found', 'bound', 'disc s', 'poll s', 'over'],
+  ...[...sums].map(([label, t]) => [
+    label,
+    String(t.found),
+    String(t.bound),
+    t.discS.toFixed(1),
+    t.pollS.toFixed(1),
+    label === SCENARIOS[0]?.label ? '—' : `${t.overD} / ${t.overP}`,
+  ]),
+]);
+if (tasksOnly) process.exit(0);
 printTable(`Race morning: the bound field reboots at once, ${total} nodes (${conditions})`, race);
 await fanoutTable(seeds, total, lossRate);
