@@ -198,7 +198,15 @@ async function pressSendsOne(page: Page, press: () => Promise<void>, what: strin
  */
 async function reachable(button: ReturnType<Page['locator']>, what: string): Promise<void> {
   const page = button.page();
-  const box = await button.boundingBox();
+  // A dialog whose content is still arriving (a lazily loaded part, a list) grows and moves
+  // while it is centred: measure once it has settled (the same box across two frames).
+  let box = await button.boundingBox();
+  for (let i = 0; i < 100; i++) {
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    const again = await button.boundingBox();
+    if (JSON.stringify(again) === JSON.stringify(box)) break;
+    box = again;
+  }
   const view = page.viewportSize();
   expect(box && view, what).toBeTruthy();
   const { x, y, width, height } = box!;
