@@ -4,17 +4,15 @@
  * live entries; Pause holds new entries back (counted) until resumed; Download saves
  * what is shown as text. The page opens its own stream with `?log=1` while it is open.
  */
-import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiUrl, get } from '../api.ts';
 import { devices } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import {
   CATEGORIES,
-  fieldWords,
+  fieldText,
   LEVELS,
   matchesFilter,
-  pathSplit,
   queryString,
   toText,
   type LogEntry,
@@ -208,24 +206,7 @@ export function LogPage() {
                     )}
                   </td>
                   <td>
-                    {pathSplit(e.msg).map((part, i) =>
-                      i % 2 === 1 ? (
-                        <span key={i} class="log-field">
-                          {part}
-                        </span>
-                      ) : (
-                        part
-                      ),
-                    )}{' '}
-                    <span class="muted small-text">
-                      {/* Each field wraps as a whole: a path is never split at its slashes. */}
-                      {fieldWords(e).map((w, i) => (
-                        <Fragment key={i}>
-                          {i > 0 ? ' ' : null}
-                          <span class="log-field">{w}</span>
-                        </Fragment>
-                      ))}
-                    </span>
+                    {e.msg} <span class="muted small-text">{fieldText(e)}</span>
                   </td>
                 </tr>
               ))}

@@ -44,23 +44,11 @@ export function queryString(f: LogFilter, since?: number): string {
 }
 
 /** Fields other than the ones shown in their own columns, as `key=value`. */
-/**
- * A message cut so that words holding a slash (paths, URLs) can be shown whole: the odd
- * items are those words, the even ones the text between them.
- */
-export function pathSplit(msg: string): string[] {
-  return msg.split(/(\S*\/\S*)/);
-}
-
-/** The entry's fields as `key=value` words (the ones the row's own columns do not show). */
-export function fieldWords(e: LogEntry): string[] {
+export function fieldText(e: LogEntry): string {
   return Object.entries(e.fields)
     .filter(([k]) => !['mod', 'device', 'addr', 'mac'].includes(k))
-    .map(([k, v]) => `${k}=${typeof v === 'string' && /\s/.test(v) ? JSON.stringify(v) : String(v)}`);
-}
-
-function fieldText(e: LogEntry): string {
-  return fieldWords(e).join(' ');
+    .map(([k, v]) => `${k}=${typeof v === 'string' && /\s/.test(v) ? JSON.stringify(v) : String(v)}`)
+    .join(' ');
 }
 
 export function toText(entries: readonly LogEntry[], names: ReadonlyMap<string, string>): string {
