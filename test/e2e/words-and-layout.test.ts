@@ -24,9 +24,19 @@ const HEADER_GAPS = (sel: string) => `(() => {
   return boxes.slice(1).map((b, i) => ({ pair: boxes[i].text + '|' + b.text, gap: b.left - boxes[i].right }));
 })()`;
 
-/** Words and key=value tokens of the log lines (message and fields) drawn over two lines. */
+/**
+ * Words and key=value tokens of the log lines (message and fields) drawn over two lines.
+ * A path may wrap after one of its slashes (where a reader expects it, and what keeps a
+ * long one inside a phone's width); a break anywhere else is a broken word.
+ */
 const BROKEN_WORDS = `(() => {
   const broken = [];
+  const top = (t, i) => {
+    const r = document.createRange();
+    r.setStart(t, i);
+    r.setEnd(t, i + 1);
+    return Math.round(r.getBoundingClientRect().top);
+  };
   for (const td of document.querySelectorAll('main table tbody tr td')) {
     const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
     for (let t = walker.nextNode(); t; t = walker.nextNode()) {
@@ -35,7 +45,13 @@ const BROKEN_WORDS = `(() => {
         r.setStart(t, m.index);
         r.setEnd(t, m.index + m[0].length);
         const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
-        if (lines.size > 1) broken.push(m[0]);
+        if (lines.size < 2) continue;
+        for (let i = 1; i < m[0].length; i++) {
+          if (top(t, m.index + i) !== top(t, m.index + i - 1) && m[0][i - 1] !== '/') {
+            broken.push(m[0]);
+            break;
+          }
+        }
       }
     }
   }
