@@ -33,6 +33,8 @@ const version = pkg.version;
 // --out DIR: write the artifacts there instead of release/ (tests).
 const outAt = process.argv.indexOf('--out');
 const RELEASE = outAt > 0 ? resolve(process.argv[outAt + 1] ?? 'release') : join(ROOT, 'release');
+/** Where this release's UI is built (removed at the end). */
+const UI_STAGE = join(RELEASE, '.ui-build');
 const NAME = `lightnet-${version}`;
 const ZIP_NAME = `lightnet-rotorhazard-${version}.zip`;
 const PLUGIN_SRC = join(ROOT, 'integrations', 'rotorhazard', 'lightnet');
@@ -74,7 +76,7 @@ function stageHost(dest, runtime) {
     // Not the build stamp, nor this machine's V8 code cache (each machine writes its own).
     filter: (src) => !src.endsWith('build-stamp.json') && !src.endsWith('.v8cache'),
   });
-  cpSync(join(ROOT, 'dist', 'ui'), join(dest, 'dist', 'ui'), { recursive: true });
+  cpSync(UI_STAGE, join(dest, 'dist', 'ui'), { recursive: true });
   copyPackages(ROOT, dest, runtime);
 }
 
@@ -88,6 +90,11 @@ function buildAll() {
         'build',
         '-c',
         'ui/vite.config.ts',
+        // Its own folder, not dist/ui: a running host (a test, a developer's npm start) keeps
+        // serving its files meanwhile — vite empties its output folder first.
+        '--outDir',
+        UI_STAGE,
+        '--emptyOutDir',
         '--logLevel',
         'warn',
       ],
@@ -176,6 +183,7 @@ async function main() {
   stageHost(join(plugin, 'host'), runtime);
   const zip = writeZip(plugin, when);
 
+  rmSync(UI_STAGE, { recursive: true, force: true });
   for (const f of [tarball, zip]) {
     process.stdout.write(`${f}  ${(statSync(f).size / 1048576).toFixed(1)} MiB\n`);
   }
