@@ -61,7 +61,7 @@ describe('early lists', () => {
     expect(first).toBeDefined();
     expect(await (await first!).json()).toEqual({ url: 'http://pi.local:5000/lightnet/api/devices' });
     expect(takeEarly('devices')).toBeUndefined();
-    expect(takeEarly('health')).toBeUndefined();
+    expect(takeEarly('log')).toBeUndefined();
     expect(takeEarly('groups')).toBeDefined();
 
     // A request that fails before the app takes it: no unhandled rejection, and the app

@@ -12,15 +12,17 @@
  */
 
 /**
- * What loadAll() and loadNetworks() ask for on opening, the device list first: the
- * browser opens at most six connections to a host, so the order is the order they leave.
+ * What the first load asks for on opening (live.ts startLive), the device list first and the
+ * lists that shape the first screen next: the browser opens at most six connections to a
+ * host, so the order is the order they leave.
  */
 export const EARLY_PATHS = [
   'devices',
   'groups',
-  'native-presets/schema',
-  'networks',
   'master',
+  'networks',
+  'health',
+  'native-presets/schema',
   'console',
   'native-presets',
   'scenes',

@@ -12,14 +12,17 @@ import {
   gateway,
   link,
   loadAll,
+  loadDevices,
   loadGroups,
   loadHealth,
+  loadMaster,
   loadNative,
   loadScenes,
   master,
   recovery,
   scheduleDevices,
   setTask,
+  shaped,
   task,
 } from './store.ts';
 import { toast, toastError } from './toasts.ts';
@@ -62,6 +65,9 @@ export function onReconnect(fn: () => void): () => void {
   reconnectListeners.add(fn);
   return () => reconnectListeners.delete(fn);
 }
+
+/** The longest the first screen waits for its shaping lists (store.ts shaped). */
+const SHAPE_WAIT_MS = 3000;
 
 let es: EventSource | null = null;
 let retryMs = 1000;
@@ -202,9 +208,13 @@ export function startLive(): Promise<void> {
   // more before the first row shows); the load on connect below still runs after it (as
   // revalidations), so nothing changed between the two is missed, and unchanged rows keep
   // their objects (no redraw).
-  const first = Promise.all([loadAll(), loadNetworks()])
+  const shape = [loadMaster(), loadGroups(), loadDevices(), loadNetworks(), loadHealth()];
+  const first = Promise.all([...shape, loadNative(), loadScenes(), loadConsole()])
     .then(() => undefined)
     .catch(() => undefined);
+  // A list that fails or hangs must not keep the page blank: it shows what it has then.
+  void Promise.allSettled(shape).then(() => (shaped.value = true));
+  setTimeout(() => (shaped.value = true), SHAPE_WAIT_MS);
   firstLoad = first;
   open();
   // Release the connection at once when the tab goes away (browsers cap them per host).

@@ -30,6 +30,12 @@ export const recovery = signal<RecoveryProgress | null>(null);
 /** Wall time (ms) at which the current task snapshot arrived, to tick its elapsed time. */
 export const taskReceivedAt = signal(0);
 export const health = signal<Health | null>(null);
+/**
+ * The lists that decide the first screen's layout (status, banners, sidebar, rows) are in:
+ * until then the banners and the page are not drawn, so nothing a finger is about to tap
+ * moves when a later list lands (the status bar, with Blackout, is drawn from the start).
+ */
+export const shaped = signal(false);
 /** SSE link: 'connecting' before the first open, 'open', 'lost' while reconnecting. */
 export const link = signal<'connecting' | 'open' | 'lost'>('connecting');
 /** Devices whose row changed in the last reload (for the flash), by addr → change time. */
@@ -211,5 +217,13 @@ export function scheduleDevices(): void {
 
 /** Everything the pages need (after opening and after every reconnect), the shared console settings too. */
 export async function loadAll(): Promise<void> {
-  await Promise.all([loadMaster(), loadGroups(), loadDevices(), loadNative(), loadScenes(), loadConsole()]);
+  await Promise.all([
+    loadMaster(),
+    loadGroups(),
+    loadDevices(),
+    loadHealth(),
+    loadNative(),
+    loadScenes(),
+    loadConsole(),
+  ]);
 }

@@ -13,6 +13,7 @@ import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
 import { PageLink } from '../common/PageLink.tsx';
 import { networksDialogOpen } from '../networks/networks-store.ts';
+import { shaped } from '../store.ts';
 import { lazy, preloadLazy } from '../common/lazy.ts';
 
 // Not on the first screen: chunks of their own (common/lazy.ts).
@@ -142,8 +143,10 @@ export function App() {
         </button>
       </header>
       <StatusBar />
-      <Banners onShowBattery={() => setBattery(true)} />
-      {r === 'scenes' ? (
+      {shaped.value && <Banners onShowBattery={() => setBattery(true)} />}
+      {!shaped.value ? (
+        <main class="main" id="main" aria-busy="true" />
+      ) : r === 'scenes' ? (
         <ScenesPage />
       ) : r === 'health' ? (
         <HealthPage />
