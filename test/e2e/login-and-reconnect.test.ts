@@ -88,4 +88,46 @@ describe('login and reconnect', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+  it('a-host-gone-during-the-first-load-is-announced-back-with-no-error-toast', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-e2e-restart-'));
+    const cfg = testConfig(dataDir, { nodes: 2, timeScale: 0.1 });
+    let host = await startHost(cfg, silentLogger());
+    const page = b.page;
+    // Every device-list read after the page's first is held until the host has gone away,
+    // then fails as it would: the reload when the stream first opens is still running.
+    let reads = 0;
+    let release = (): void => {};
+    const held = new Promise<void>((r) => (release = r));
+    const aborted: Promise<void>[] = [];
+    await page.route('**/api/devices', (route) => {
+      if (++reads === 1) return route.continue();
+      aborted.push(held.then(() => route.abort('connectionrefused')));
+    });
+    try {
+      b.errorToasts.length = 0;
+      await page.goto(host.url + '/');
+      await page.getByTestId('device-table').waitFor();
+      await expect.poll(() => reads, { timeout: 30_000 }).toBeGreaterThan(1);
+      const port = host.port;
+      await host.close();
+      await page.getByTestId('banner-link').waitFor();
+      const reestablished = page
+        .locator('.toast', { hasText: 'Connection to host re-established' })
+        .waitFor({ timeout: 90_000 });
+      reestablished.catch(() => undefined);
+      release();
+      await Promise.all(aborted);
+      await page.unroute('**/api/devices');
+      host = await startHost({ ...cfg, port }, silentLogger());
+      await page.getByTestId('banner-link').waitFor({ state: 'detached', timeout: 60_000 });
+      await reestablished;
+      expect(b.errorToasts).toEqual([]);
+    } finally {
+      release();
+      await Promise.allSettled(aborted);
+      await page.unroute('**/api/devices').catch(() => undefined);
+      await host.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });

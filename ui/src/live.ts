@@ -25,7 +25,7 @@ import {
   shaped,
   task,
 } from './store.ts';
-import { toast, toastError } from './toasts.ts';
+import { toast, toastReloadError } from './toasts.ts';
 import { loadConsole } from './console.ts';
 import type { Gateway, Master, RecoveryProgress, SceneProgress, Task } from './types.ts';
 import { get } from './api.ts';
@@ -107,7 +107,10 @@ function open(): void {
   es = src;
   src.onopen = () => {
     retryMs = 1000;
-    const wasLost = link.value === 'lost';
+    // Counted from the stream's first open, not from its first full load: a host that went
+    // away while that load was still running is still announced when it is back.
+    const reopened = link.value === 'lost' && everOpened;
+    everOpened = true;
     link.value = 'open';
     // The stream seeds an active recovery; a finished one is fetched so the bar clears.
     void get<{ recovery: RecoveryProgress }>('recovery')
@@ -122,10 +125,9 @@ function open(): void {
       .then(() => Promise.all([loadAll(), loadNetworks()]))
       .then(() => {
         for (const fn of reconnectListeners) fn();
-        if (wasLost && everOpened) toast('Connection to host re-established');
-        everOpened = true;
+        if (reopened) toast('Connection to host re-established');
       })
-      .catch((err) => toastError('Loading state failed', err));
+      .catch((err) => toastReloadError('Loading state failed', err));
   };
   src.onerror = () => {
     if (es !== src) return;
@@ -138,12 +140,14 @@ function open(): void {
       // The host's own token (the networks' device counts follow the device list itself).
       if (what === 'networks') scheduleNetworks();
       if (what === 'devices') scheduleDevices();
-      else if (what === 'groups') void loadGroups().catch((err) => toastError('Loading groups failed', err));
+      else if (what === 'groups')
+        void loadGroups().catch((err) => toastReloadError('Loading groups failed', err));
       else if (what === 'native_presets')
-        void loadNative().catch((err) => toastError('Loading presets failed', err));
-      else if (what === 'scenes') void loadScenes().catch((err) => toastError('Loading scenes failed', err));
+        void loadNative().catch((err) => toastReloadError('Loading presets failed', err));
+      else if (what === 'scenes')
+        void loadScenes().catch((err) => toastReloadError('Loading scenes failed', err));
       else if (what === 'console')
-        void loadConsole().catch((err) => toastError('Loading console settings failed', err));
+        void loadConsole().catch((err) => toastReloadError('Loading console settings failed', err));
       for (const fn of refreshListeners.get(what) ?? []) fn();
     }
   });

@@ -18,7 +18,7 @@ import type {
   Scene,
   Task,
 } from './types.ts';
-import { toastError } from './toasts.ts';
+import { toastReloadError } from './toasts.ts';
 import { loadConsole } from './console.ts';
 
 export const devices = signal<Device[]>([]);
@@ -204,7 +204,7 @@ export function scheduleDevices(): void {
     try {
       await loadDevices();
     } catch (err) {
-      toastError('Loading devices failed', err);
+      toastReloadError('Loading devices failed', err);
     } finally {
       devInFlight = false;
       if (devAgain) {

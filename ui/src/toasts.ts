@@ -30,3 +30,13 @@ export function toastError(prefix: string, err: unknown): void {
   else text = `${prefix}: ${String(err)}`;
   toast(text, 'error');
 }
+
+/**
+ * For the reloads the live stream drives: one that failed because the host cannot be reached
+ * says nothing (the connection banner already does, and the reload on reconnect brings every
+ * list back); any other failure is shown as usual.
+ */
+export function toastReloadError(prefix: string, err: unknown): void {
+  if (err instanceof ApiError && err.status === 0) return;
+  toastError(prefix, err);
+}

@@ -9,7 +9,7 @@
 import { computed, signal } from '@preact/signals';
 import { get } from '../api.ts';
 import { devices } from '../store.ts';
-import { toastError } from '../toasts.ts';
+import { toastReloadError } from '../toasts.ts';
 import type { Gateway, Master } from '../types.ts';
 import type { NetworkInfo, NetworksAnswer, UnassignedGatewayInfo } from './network-types.ts';
 
@@ -82,7 +82,7 @@ export function scheduleNetworks(): void {
     try {
       await loadNetworks();
     } catch (err) {
-      toastError('Loading networks failed', err);
+      toastReloadError('Loading networks failed', err);
     } finally {
       inFlight = false;
       if (again) {
