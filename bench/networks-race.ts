@@ -17,14 +17,14 @@ import { snrFloorDb } from '../src/sim/air.ts';
 import { createFleets } from '../src/sim/fleets.ts';
 import type { SimFleet } from '../src/sim/fleet.ts';
 import { serializeState } from '../src/state/migrations.ts';
-import { waitUntil, type Scenario } from './networks-util.ts';
+import { restartRandom, waitUntil, type Scenario } from './networks-util.ts';
 import { simHostConfig } from './sim-host-config.ts';
 
 const GROUP = 1;
 const BUDGET_MS = 300_000;
 
 /** The state an earlier host run left: every node known, in group 1, on its gateway's network. */
-export function knownFieldState(sc: Scenario, nodesEach: number, seed: number): StateModel {
+export function knownFieldState(sc: Scenario, nodesEach: number, seed: number, split = false): StateModel {
   // The same seeded fleets the host will build (createFleets is deterministic per seed).
   const fleets = createFleets({
     gateways: sc.gateways,
@@ -32,6 +32,7 @@ export function knownFieldState(sc: Scenario, nodesEach: number, seed: number): 
     seed,
     clock: new SteppedClock(1),
     ...(sc.sameChannel ? { sameChannel: true } : {}),
+    ...(split ? { split: true } : {}),
   });
   return {
     devices: fleets.flatMap((f, k) =>
@@ -60,6 +61,8 @@ export async function raceMorning(
   total: number,
   seed: number,
   lossRate: number,
+  /** The old method (bench/networks.ts header): no restart of the random streams, own fleets. */
+  method: { chained?: boolean; ownFleets?: boolean } = {},
 ): Promise<{
   t99: number | null;
   t100: number | null;
@@ -70,12 +73,16 @@ export async function raceMorning(
 }> {
   const nodesEach = total / sc.gateways;
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-networks-race-'));
-  await writeFile(join(dataDir, 'state.json'), serializeState(knownFieldState(sc, nodesEach, seed)));
+  await writeFile(
+    join(dataDir, 'state.json'),
+    serializeState(knownFieldState(sc, nodesEach, seed, !method.ownFleets)),
+  );
   const clock = new SteppedClock(1).start();
   const cfg = {
     ...simHostConfig(dataDir, nodesEach, seed),
     simGateways: sc.gateways,
     ...(sc.sameChannel ? { simSameChannel: true } : {}),
+    ...(method.ownFleets ? {} : { simSplitFleet: true }),
   };
   const host = await startHost(cfg, silentLogger(), { simClock: clock });
   try {
@@ -88,6 +95,7 @@ export async function raceMorning(
     await waitUntil(clock, () => restored() >= total, 120_000);
     await waitUntil(clock, () => !services.recovery.progress().active, 60_000);
     await clock.sleep(2000);
+    restartRandom(fleets, 'race-morning', method.chained === true);
     for (const f of fleets) f.faults.rebootFleet({ spreadMs: 2000 });
     const t0 = clock.now();
     let t99: number | null = null;

@@ -1,10 +1,22 @@
 /** Shared bits of bench/networks*.ts: the scenarios, a clock wait and the table printer. */
 import type { SteppedClock } from '../src/clock.ts';
+import type { SimFleet } from '../src/sim/fleet.ts';
 
 export interface Scenario {
   label: string;
   gateways: number;
   sameChannel: boolean;
+}
+
+/**
+ * Common random numbers: a measured phase starts every random stream of the simulated air
+ * and nodes from a state derived from (seed, phase) only, whatever the phases before it drew,
+ * so each fleet layout meets the same draws per node and a change of timing in one phase does
+ * not re-roll the next. `chained` (the old method) leaves the streams running on.
+ */
+export function restartRandom(fleets: readonly SimFleet[], phase: string, chained: boolean): void {
+  if (chained) return;
+  for (const f of fleets) f.restartRandom(phase);
 }
 
 export async function waitUntil(clock: SteppedClock, pred: () => boolean, maxMs: number): Promise<boolean> {

@@ -12,6 +12,19 @@
  *                                          table 1 only, many seeds: a seed's figures move by
  *                                          ~±10 s with any change of timing (the simulated air
  *                                          draws differently), so compare totals over many seeds
+ *   npm run bench:networks -- --own-fleets --chained
+ *                                          the old method (below), for comparison
+ *
+ * Same fleet, same draws (the method is printed first): every layout runs the SAME N nodes —
+ * 2 × N/2 is the seeded 1 × N fleet split in order (createFleets `split`; `--own-fleets`:
+ * each gateway its own seeded fleet, so network B held other nodes, e.g. seed 2's 18 weak
+ * links among 150 instead of 18 among 300) — and each measured phase (the discovery, the
+ * poll, the race morning's reboot) restarts every random stream of the simulated air and
+ * nodes at a state derived from (seed, phase) only (SimFleet.restartRandom, Prng.restart;
+ * `--chained`: one stream per seed through all phases): common random numbers. The physics
+ * and the loss model are untouched. A phase still starts from the state the one before left
+ * (who is bound, what the registry heard), so a change of discovery still moves the poll,
+ * less (docs/developers/benchmarks.md).
  *
  * Table 1, per run: a discovery into a new group, then a status poll of every device.
  *   found / bound   devices the discovery reported / nodes that acknowledged the group
@@ -35,7 +48,7 @@ import { snrFloorDb } from '../src/sim/air.ts';
 import type { TaskSnapshot } from '../src/tasks/task-manager.ts';
 import { fanoutTable } from './networks-fanout.ts';
 import { raceMorning } from './networks-race.ts';
-import { printTable, type Scenario } from './networks-util.ts';
+import { printTable, restartRandom, type Scenario } from './networks-util.ts';
 import { simHostConfig } from './sim-host-config.ts';
 
 const args = process.argv.slice(2);
@@ -44,6 +57,10 @@ const seeds = seedArg >= 0 ? (args[seedArg + 1] ?? '1').split(',').map(Number) :
 const total = Number(args.find((a, i) => /^\d+$/.test(a) && i !== seedArg + 1) ?? 300);
 const lossRate = args.includes('--no-loss') ? 0 : 0.05;
 const tasksOnly = args.includes('--tasks-only');
+/** The old method (see "Same fleet, same draws" in the header): one stream through every phase … */
+const chained = args.includes('--chained');
+/** … and a fleet per gateway instead of the 1 × N fleet split. */
+const ownFleets = args.includes('--own-fleets');
 
 const SCENARIOS: Scenario[] = [
   { label: `1 × ${total}`, gateways: 1, sameChannel: false },
@@ -81,6 +98,7 @@ async function run(sc: Scenario, seed: number): Promise<TaskRow> {
     ...simHostConfig(dataDir, total / sc.gateways, seed),
     simGateways: sc.gateways,
     ...(sc.sameChannel ? { simSameChannel: true } : {}),
+    ...(ownFleets ? {} : { simSplitFleet: true }),
   };
   const host = await startHost(cfg, silentLogger(), { simClock: clock });
   try {
@@ -94,6 +112,7 @@ async function run(sc: Scenario, seed: number): Promise<TaskRow> {
     );
     const { services } = host;
     const coll0 = air?.stats.collisions ?? 0;
+    restartRandom(fleets, 'discovery', chained);
     let t0 = clock.now();
     const disc = await waitTask(host, services.discovery.start({ newGroupName: 'Fleet' }).id);
     const discS = (clock.now() - t0) / 1000;
@@ -105,6 +124,7 @@ async function run(sc: Scenario, seed: number): Promise<TaskRow> {
           .map((n) => n.addr),
       ),
     );
+    restartRandom(fleets, 'poll', chained);
     t0 = clock.now();
     const poll = await waitTask(host, services.status.start({}).id);
     const pollS = (clock.now() - t0) / 1000;
@@ -133,7 +153,12 @@ async function run(sc: Scenario, seed: number): Promise<TaskRow> {
 const ratio = (v: number, base: number | undefined): string =>
   base ? `${v.toFixed(1)} (${(v / base).toFixed(2)}×)` : v.toFixed(1);
 
+const method = [
+  ownFleets ? 'a seeded fleet per gateway (--own-fleets)' : `every layout runs the same ${total} nodes`,
+  chained ? 'one random stream through all phases (--chained)' : 'random streams restarted per (seed, phase)',
+].join(', ');
 const conditions = `SF7/125 kHz, ${lossRate * 100} % loss, stepped clock, simulated s`;
+console.log(`Method: ${method}${ownFleets && chained ? ' — the old method' : ''}.`);
 const tasks: string[][] = [
   ['fleet', 'seed', 'found', 'bound', 'disc s', 'answered', 'wrong off', 'poll s', 'coll'],
 ];
@@ -172,7 +197,7 @@ for (const seed of seeds) {
       overP: sum.overP + (row.pollS > 0.55 * base.pollS ? 1 : 0),
     });
     if (tasksOnly) continue;
-    const rm99 = await raceMorning(sc, total, seed, lossRate);
+    const rm99 = await raceMorning(sc, total, seed, lossRate, { chained, ownFleets });
     if (baseRace === undefined) baseRace = rm99.t99;
     race.push([
       sc.label,

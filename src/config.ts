@@ -29,6 +29,12 @@ export interface Config {
   simGateways?: number;
   /** Benchmarks only (no flag): every simulated gateway on one channel, to show why networks need separate ones. */
   simSameChannel?: boolean;
+  /**
+   * Benchmarks only (no flag): the simulated gateways' fleets are one seeded fleet of
+   * `simGateways × simNodes` split in order (the nodes a single gateway of that size would
+   * have), not a fleet per gateway; see createFleets `split`.
+   */
+  simSplitFleet?: boolean;
   simNodes: number;
   simSeed: number;
   simTimeScale: number;

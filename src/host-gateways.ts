@@ -205,6 +205,7 @@ export async function chooseGateways(
   const sims = startSimGatewaysOnMemory({
     gateways: simCount,
     ...(cfg.simSameChannel ? { sameChannel: true } : {}),
+    ...(cfg.simSplitFleet ? { split: true } : {}),
     nodes: cfg.simNodes,
     seed: cfg.simSeed,
     clock,

@@ -139,6 +139,14 @@ export class Air {
     this.radios.set(radio.id, { radio, quality: null });
   }
 
+  /**
+   * Benchmarks (common random numbers): the air's noise and loss draws restart from a state
+   * derived from the seed and `label` only (Prng.restart); the loss model is unchanged.
+   */
+  restartRandom(label: string): void {
+    this.rng.restart(label);
+  }
+
   /** The gateway a node's link quality is measured towards (several gateways on one air). */
   setHome(nodeId: string, hubId: string): void {
     this.homes.set(nodeId, hubId);

@@ -71,6 +71,13 @@ export interface SimFleet {
    */
   start(opts?: { nodes?: boolean }): void;
   stop(): void;
+  /**
+   * Benchmarks (common random numbers): every random stream of this fleet (its nodes' reply
+   * delays and backoffs, the air's noise and loss) restarts from a state derived from the
+   * seed and `label` only, so a measured phase draws the same numbers per node whatever the
+   * phases before it drew. Nothing else changes (Prng.restart).
+   */
+  restartRandom(label: string): void;
 }
 
 /** LED node types reachable over LoRa with their weights (13/14 are Ethernet-only). */
@@ -170,6 +177,10 @@ export function createFleet(opts: FleetOptions, shared?: SharedAir): SimFleet {
       sched.stop();
       gateway.stop();
       for (const n of nodes) n.powerOff();
+    },
+    restartRandom(label: string) {
+      root.restart(label);
+      air.restartRandom(label);
     },
   };
 }

@@ -9,7 +9,8 @@
 import { DEFAULT_RF, type RfConfig } from '../protocol/types.ts';
 import { Prng } from '../util/prng.ts';
 import { Air } from './air.ts';
-import { createFleet, type FleetOptions, type SimFleet } from './fleet.ts';
+import { ScaledClock } from '../clock.ts';
+import { createFleet, type FleetOptions, type NodeSpec, type SimFleet } from './fleet.ts';
 import { SimScheduler } from './scheduler.ts';
 import { serveFleetOnMemory, type SimOnMemory, type SimOnMemoryOptions } from './sim-host.ts';
 
@@ -19,6 +20,13 @@ export interface FleetsOptions extends Omit<FleetOptions, 'gatewayMac' | 'nodeSp
   gateways: number;
   /** All gateways on gateway 0's channel (to show why networks need separate channels). */
   sameChannel?: boolean;
+  /**
+   * Benchmarks: the fleets are the ONE seeded fleet of `gateways × nodes` that a single
+   * gateway of that size would have, split in order (gateway k gets nodes k·n … (k+1)·n − 1
+   * with their MACs, types, batteries and links), so 1 × 300 and 2 × 150 compare the same
+   * 300 nodes. Default: each gateway's own seeded fleet (gateway 0's = a single gateway's).
+   */
+  split?: boolean;
 }
 
 /** Gateway k's MAC: the single gateway's for k = 0, then …:10:2k:30. */
@@ -32,7 +40,8 @@ export function createFleets(opts: FleetsOptions): SimFleet[] {
   if (!Number.isInteger(opts.gateways) || opts.gateways < 1 || opts.gateways > 8) {
     throw new RangeError(`gateways must be an integer in 1..8 (got ${opts.gateways})`);
   }
-  const { gateways, sameChannel, ...fleetOpts } = opts;
+  const { gateways, sameChannel, split, ...fleetOpts } = opts;
+  const specs = split && gateways > 1 ? splitSpecs(opts, gateways) : null;
   const root = new Prng(typeof opts.seed === 'number' ? opts.seed : String(opts.seed));
   const sched = new SimScheduler(opts.clock);
   const air = new Air(sched, root.fork('air'));
@@ -44,10 +53,21 @@ export function createFleets(opts: FleetsOptions): SimFleet[] {
         seed: k === 0 ? opts.seed : `${String(opts.seed)}/gateway-${k + 1}`,
         gatewayMac: simGatewayMac(k),
         rf: simGatewayRf(k, opts.rf, sameChannel),
+        ...(specs ? { nodeSpecs: specs.slice(k * opts.nodes, (k + 1) * opts.nodes) } : {}),
       },
       shared,
     ),
   );
+}
+
+/** Every node of the single seeded fleet of `gateways × nodes`, as per-index specs. */
+function splitSpecs(opts: FleetsOptions, gateways: number): NodeSpec[] {
+  // Built only to read its nodes (never started): leftovers.ts does the same.
+  const whole = createFleet({ nodes: opts.nodes * gateways, seed: opts.seed, clock: new ScaledClock(1) });
+  return whole.nodes.map((n) => {
+    const quality = whole.air.qualityOf(n.addr);
+    return { mac: n.mac, devType: n.devType, vbatMv: n.vbatMv, ...(quality ? { quality } : {}) };
+  });
 }
 
 /** N simulated gateways served in-process, one memory endpoint (USB port) each. */

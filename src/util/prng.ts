@@ -6,9 +6,14 @@
  */
 export class Prng {
   private state: number;
+  /** Where this stream started (restart derives from it). */
+  private readonly origin: number;
+  /** Streams forked from this one (restart resets them too). */
+  private readonly forks: Prng[] = [];
 
   constructor(seed: number | string) {
     this.state = typeof seed === 'string' ? hashString(seed) : seed >>> 0;
+    this.origin = this.state;
   }
 
   /** Uniform float in [0, 1). */
@@ -48,7 +53,20 @@ export class Prng {
    * not advance this stream, so the order in which forks are taken does not matter.
    */
   fork(label: string): Prng {
-    return new Prng((hashString(label) ^ Math.imul(this.state, 0x9e3779b1)) >>> 0);
+    const child = new Prng((hashString(label) ^ Math.imul(this.state, 0x9e3779b1)) >>> 0);
+    this.forks.push(child);
+    return child;
+  }
+
+  /**
+   * Common random numbers (benchmarks): puts this stream and every stream forked from it at
+   * a state derived from where each started and `label` only — not from how many numbers
+   * were drawn so far. Two runs of the same seed that drew differently up to here (one took
+   * longer) draw the same numbers from here on, per stream; draws before are unaffected.
+   */
+  restart(label: string): void {
+    this.state = (hashString(label) ^ Math.imul(this.origin, 0x85ebca6b)) >>> 0;
+    for (const f of this.forks) f.restart(label);
   }
 }
 

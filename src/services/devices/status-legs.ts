@@ -5,6 +5,10 @@
  * connected are not asked (they cannot answer). The progress also carries each leg's own
  * (`networks`, by network id: answered `done` of its `total` devices, the task meta's
  * `networks`). With one gateway this is pollFleet itself (no `networks`).
+ * A leg's unicast follow-up waits LEG_ATTEMPT_TIMEOUT_MS per try (620 ms, not 800): its
+ * few silent nodes' tries (~7 s, up to 6 each) are the part of a leg that does not halve
+ * with the fleet. 32 seeds, 2 × 150: poll −0.25 s per seed (same-fleet method), −0.64 s
+ * (old method), no healthy node wrongly offline.
  */
 import type { Clock } from '../../clock.ts';
 import { networkLegs } from '../../gateway/radio.ts';
@@ -64,6 +68,7 @@ export async function pollFleetLegs(
               mine,
               (p) => report(leg.networkId, p),
               recentlyHeard,
+              { parallel: true },
             ),
           );
     }),

@@ -24,7 +24,12 @@ import type { GatewayDriver, StatusTarget } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
 import { radioPace } from './radio-pace.ts';
-import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline, type UnicastOutcome } from './unicast-pipeline.ts';
+import {
+  LEG_ATTEMPT_TIMEOUT_MS,
+  PIPELINE_ATTEMPT_TIMEOUT_MS,
+  runUnicastPipeline,
+  type UnicastOutcome,
+} from './unicast-pipeline.ts';
 
 /** Groups up to this size are polled one by one (a crowd this small answers one round). */
 export const SMALL_GROUP = 40;
@@ -84,6 +89,8 @@ export async function pollFleet(
   progress: (p: PollProgress) => void,
   /** Devices answering before this poll: they get a second chance before going offline. */
   recentlyHeard: ReadonlySet<Addr> = new Set(),
+  /** One network's leg of several (status-legs.ts). */
+  leg: { parallel?: boolean } = {},
 ): Promise<Set<Addr>> {
   const answered = new Set<Addr>();
   const inScope = new Set(targets.map((t) => t.addr));
@@ -130,6 +137,8 @@ export async function pollFleet(
       unicastStatus(driver, clock, list, {
         attempts,
         signal: ctx.signal,
+        // A network's leg of several: its silent nodes' tries are its tail (LEG_ATTEMPT_TIMEOUT_MS).
+        ...(leg.parallel ? { timeoutMs: LEG_ATTEMPT_TIMEOUT_MS } : {}),
         settled: (k) => answered.has(k),
         onOutcome: (o) => {
           if (o.ok) answered.add(o.key);
@@ -162,6 +171,8 @@ export async function unicastStatus(
   opts: {
     attempts: number;
     signal: AbortSignal;
+    /** Per-try reply window (SF7/125 kHz value); default PIPELINE_ATTEMPT_TIMEOUT_MS. */
+    timeoutMs?: number;
     settled?: (key: string) => boolean;
     onOutcome: (o: UnicastOutcome<unknown>) => void;
   },
@@ -173,7 +184,7 @@ export async function unicastStatus(
         driver.statusUnicast(t.addr, t.groupId, {
           priority: 'bulk',
           attempts: 1,
-          timeoutMs: PIPELINE_ATTEMPT_TIMEOUT_MS,
+          timeoutMs: opts.timeoutMs ?? PIPELINE_ATTEMPT_TIMEOUT_MS,
           onSent,
           ...(signal ? { signal } : {}),
         }),

@@ -53,6 +53,18 @@ export const DEFAULT_PIPELINE_DEPTH = 3;
  * windows (1.15–1.5 s) would only make every lost attempt hold its slot longer.
  */
 export const PIPELINE_ATTEMPT_TIMEOUT_MS = 800;
+/**
+ * The per-try reply window of one network's leg when several gateways run (discovery's
+ * SET_GROUPs on a leg past the small-fleet size, the poll's unicast follow-up; SF7/125 kHz
+ * value, stretched alike): the latest a burst-paced reply can still end (replyQuietMs: ~570
+ * ms for an ACK, ~575 ms for a STATUS reply) plus 45 ms for USB and scheduling. With
+ * several networks each one's tail — the tries to its few weak or silent nodes, one after
+ * the other — is the critical path that does not halve with the fleet, and every failed try
+ * waits out its whole window (a late reply still counts: the next try's window or the
+ * poll's listener takes it). One gateway keeps PIPELINE_ATTEMPT_TIMEOUT_MS (its measured
+ * figures, bench/fleet.ts, stay as they are).
+ */
+export const LEG_ATTEMPT_TIMEOUT_MS = 620;
 /** Attempts per item by default (the first try plus two retries). */
 export const DEFAULT_PIPELINE_ATTEMPTS = 3;
 /** First retry backoff; doubled for every further retry of the same item. */

@@ -8,6 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { decodeLoraPacket } from '../../../src/protocol/packets.ts';
 import { OPC } from '../../../src/protocol/types.ts';
 import { snrFloorDb } from '../../../src/sim/air.ts';
+import {
+  LEG_ATTEMPT_TIMEOUT_MS,
+  PIPELINE_ATTEMPT_TIMEOUT_MS,
+} from '../../../src/services/devices/unicast-pipeline.ts';
 import type { SimOnMemory } from '../../../src/sim/sim-host.ts';
 import { withHost } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';
@@ -15,8 +19,8 @@ import { devices, runTask } from '../host/helpers.ts';
 const LONG = 240_000;
 /** discovery-run.ts LEG_MIN_TRIES. */
 const LEG_MIN_TRIES = 20;
-/** The pipeline's per-try reply window: a serial round would wait this long after a try. */
-const TRY_WINDOW_MS = 800;
+/** A leg's per-try reply window: a serial round would wait this long after a try. */
+const TRY_WINDOW_MS = LEG_ATTEMPT_TIMEOUT_MS;
 
 const healthy = (s: SimOnMemory): string[] =>
   s.fleet.nodes
@@ -94,4 +98,42 @@ describe('discovery tail per network', () => {
       expect(afterEnd).toBe(0);
     });
   });
+
+  it(
+    'a-leg-past-16-nodes-binds-4-at-a-time-and-waits-the-legs-shorter-window-per-try',
+    { timeout: LONG },
+    async () => {
+      await withHost({ nodes: 20, seed: 5, simGateways: 2 }, async (h) => {
+        const [a] = h.host.sims as [SimOnMemory, SimOnMemory];
+        const victim = healthy(a)[0] as string;
+        a.fleet.faults.nodeAcksLost(victim, true);
+        const gw = a.fleet.gateway.addr;
+        const frames: { start: number; end: number; to: string }[] = [];
+        const off = a.fleet.air.events.on('tx', (e) => {
+          const p = e.sender === gw ? decodeLoraPacket(e.bytes) : null;
+          if (p && (p.typeFull & 0x7f) === OPC.SET_GROUP)
+            frames.push({ start: e.start, end: e.end, to: p.receiver });
+        });
+        const t = await runTask(h, '/api/discover', { newGroupName: 'Track' });
+        off();
+        expect(t.state, t.last_error ?? '').toBe('done');
+        // Bursts: SET_GROUPs sent back to back (the next one starts right after the last ended).
+        let burst = 1;
+        let widest = 1;
+        for (let i = 1; i < frames.length; i++) {
+          const prev = frames[i - 1] as { end: number };
+          burst = (frames[i] as { start: number }).start - prev.end < 30 ? burst + 1 : 1;
+          widest = Math.max(widest, burst);
+        }
+        // One gateway's pipeline keeps 3 in flight; a leg that found more than 16 keeps 4.
+        expect(widest).toBe(4);
+        // The victim's tries follow each other after the leg's window (plus the 100 ms
+        // backoff), not after the one-gateway window.
+        const tries = frames.filter((f) => f.to === victim).map((f) => f.start);
+        const gaps = tries.slice(1).map((x, i) => x - (tries[i] as number));
+        expect(Math.min(...gaps)).toBeGreaterThanOrEqual(LEG_ATTEMPT_TIMEOUT_MS);
+        expect(Math.min(...gaps)).toBeLessThan(PIPELINE_ATTEMPT_TIMEOUT_MS);
+      });
+    },
+  );
 });

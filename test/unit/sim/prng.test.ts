@@ -42,4 +42,35 @@ describe('Prng (mulberry32)', () => {
     expect(new Prng(1).fork('a').next()).toBe(new Prng(1).fork('a').next());
     expect(new Prng(1).fork('a').next()).not.toBe(new Prng(1).fork('b').next());
   });
+
+  it('restart puts a stream and its forks at a state of (origin, label), whatever was drawn', () => {
+    const draw = (r: Prng, n: number): number[] => Array.from({ length: n }, () => r.next());
+    // Two runs of one seed that drew differently (one phase took longer) …
+    const a = new Prng(5);
+    const b = new Prng(5);
+    const fa = a.fork('node-0').fork('radio');
+    const fb = b.fork('node-0').fork('radio');
+    draw(a, 3);
+    draw(fa, 17);
+    draw(b, 40);
+    draw(fb, 2);
+    expect(a.next()).not.toBe(b.next());
+    // … draw the same numbers per stream after a restart with the same label.
+    a.restart('poll');
+    b.restart('poll');
+    expect(draw(a, 20)).toEqual(draw(b, 20));
+    expect(draw(fa, 20)).toEqual(draw(fb, 20));
+    // Different labels, and different streams, restart to different numbers.
+    const c = new Prng(5);
+    c.restart('discovery');
+    a.restart('poll');
+    expect(c.next()).not.toBe(a.next());
+    a.restart('poll');
+    expect(fa.next()).not.toBe(a.next());
+    // A stream that was never restarted is not touched by another's restart.
+    const d = new Prng(5);
+    const e = new Prng(5);
+    d.fork('x').restart('poll');
+    expect(d.next()).toBe(e.next());
+  });
 });
