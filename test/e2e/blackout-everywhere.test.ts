@@ -221,6 +221,19 @@ async function reachable(button: ReturnType<Page['locator']>, what: string): Pro
 }
 
 let b: BrowserHandle;
+/** What the page fetched that failed, since the browser opened (for a failure's message). */
+const failedRequests: string[] = [];
+
+/** The page's state when an overlay did not open: what a failure message needs to be read. */
+async function diagnose(page: Page): Promise<string> {
+  const state = await page.evaluate(`({
+    dialogs: [...document.querySelectorAll('dialog')].map((d) => (d.dataset.testid ?? '?') + (d.open ? ':open' : '')),
+    disabled: [...document.querySelectorAll('button')].filter((x) => x.disabled).map((x) => x.textContent.trim()),
+    active: document.activeElement?.outerHTML.slice(0, 120) ?? null,
+    toasts: [...document.querySelectorAll('.toast')].map((t) => t.textContent.trim()),
+  })`);
+  return JSON.stringify({ state, errors: b.errors, errorToasts: b.errorToasts, failedRequests });
+}
 
 async function proveOverlay(page: Page, h: Harness, id: string, o: Overlay, width: number): Promise<void> {
   await page.goto(h.url + '/');
@@ -229,7 +242,9 @@ async function proveOverlay(page: Page, h: Harness, id: string, o: Overlay, widt
   const what = `${id} at ${width} px`;
   if (o.kind === 'dialog') {
     const dialog = page.locator(`dialog[open][data-testid="${id}"]`);
-    await dialog.waitFor();
+    await dialog.waitFor({ timeout: 20_000 }).catch(async (err: unknown) => {
+      throw new Error(`${what}: the dialog did not open — ${await diagnose(page)}`, { cause: err });
+    });
     const button = dialog.getByTestId('blackout-dialog');
     await reachable(button, what);
     await pressSendsOne(page, () => button.click(), `${what}: click`);
@@ -257,6 +272,10 @@ async function proveOverlay(page: Page, h: Harness, id: string, o: Overlay, widt
 beforeAll(async () => {
   b = await openBrowser({ width: 1280, height: 800 });
   await b.page.addInitScript(COUNT_BLACKOUTS);
+  b.page.on('requestfailed', (r) => failedRequests.push(`${r.url()} ${r.failure()?.errorText ?? ''}`));
+  b.page.on('response', (r) => {
+    if (r.status() >= 400) failedRequests.push(`${r.url()} ${r.status()}`);
+  });
 });
 afterAll(async () => {
   await b?.close();

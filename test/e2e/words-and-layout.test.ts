@@ -26,8 +26,9 @@ const HEADER_GAPS = (sel: string) => `(() => {
 
 /**
  * Words and key=value tokens of the log lines (message and fields) drawn over two lines.
- * A path may wrap after one of its slashes (where a reader expects it, and what keeps a
- * long one inside a phone's width); a break anywhere else is a broken word.
+ * A path may wrap after one of its slashes or hyphens (the browser's own wrap points, where a
+ * reader expects them, and what keeps a long one inside a phone's width: a temp folder's
+ * random name decides where it falls); a break anywhere else is a broken word.
  */
 const BROKEN_WORDS = `(() => {
   const broken = [];
@@ -47,7 +48,7 @@ const BROKEN_WORDS = `(() => {
         const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
         if (lines.size < 2) continue;
         for (let i = 1; i < m[0].length; i++) {
-          if (top(t, m.index + i) !== top(t, m.index + i - 1) && m[0][i - 1] !== '/') {
+          if (top(t, m.index + i) !== top(t, m.index + i - 1) && !'/-'.includes(m[0][i - 1])) {
             broken.push(m[0]);
             break;
           }

@@ -200,7 +200,7 @@ describe('device options (specials)', () => {
       expect(specials).toMatchObject({ led_briS: 200, led_seg1_start: 10, led_seg1_stop: 300 });
       for (const key of ['led_briS', 'led_seg1']) {
         const r = await h.post<ReadBody>('/api/specials/get', { mac: node.addr, key });
-        expect(r.body.in_sync).toBe(true);
+        expect(r.body, key).toMatchObject({ ok: true, in_sync: true });
       }
     });
   });

@@ -29,7 +29,9 @@ export function lazy<P extends object>(load: () => Promise<ComponentType<P>>): F
   return function Lazy(props: P) {
     const [, setReady] = useState(loaded !== null);
     useEffect(() => {
-      if (loaded) return;
+      // No early return when `loaded` is set by now: the background preload can finish
+      // between this render (which drew nothing) and this effect, and then only this
+      // state update draws the part (a dialog clicked open as the page loads stayed empty).
       let mounted = true;
       start().then(
         () => mounted && setReady(true),
