@@ -49,7 +49,7 @@ void (async () => {
     for await (const chunk of sse.body!) {
       const text = dec.decode(chunk as Uint8Array);
       for (const m of text.matchAll(/^event: (\w+)/gm)) events.set(m[1]!, (events.get(m[1]!) ?? 0) + 1);
-      if (text.includes('"devices"') && !timer)
+      if (text.includes('"devices"') && !timer && !argv.includes('--no-reader'))
         timer = setTimeout(() => {
           timer = null;
           void loadDevices();
@@ -83,6 +83,7 @@ for (let i = 0; i < clicks; i++) {
   await tasksSettled(host, 600_000);
 }
 const s = await host.stats();
+if (process.env.SNAPSHOT) console.log(await host.snapshot(process.env.SNAPSHOT));
 const plain = await fetch(`${host.url}/api/devices`).then((r) => r.arrayBuffer());
 console.log(`devices body ${plain.byteLength} bytes`);
 console.log(

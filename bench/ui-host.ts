@@ -36,6 +36,8 @@ export interface UiHost {
    */
   stats(): Promise<ProbeStats>;
   resetLag(): Promise<void>;
+  /** Writes a heap snapshot of the host to `file` (investigations). */
+  snapshot(file: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -109,6 +111,8 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
     resetLag: async () => {
       await ask(child, 'reset', 'reset');
     },
+    snapshot: async (file) =>
+      (await ask<{ snapshot: string }>(child, `snapshot:${file}`, 'snapshot')).snapshot,
     stop: async () => {
       const pgid = child.pid!;
       if (child.exitCode === null) process.kill(-pgid, 'SIGTERM');
