@@ -9,9 +9,8 @@
  * The device list is written row by row into one Buffer, never joined into one string:
  * at 300 devices it is ~220 KB, and a string that size goes straight to V8's old
  * generation (twice: the join, then its flattening for the UTF-8 copy). Rebuilt after
- * every change, several times a second during a status poll, those strings made most of
- * the old-generation growth, and so the full mark-compact pauses (tens of milliseconds
- * of CPU, four times as long on a Pi-class core) that stalled the event loop.
+ * every change, up to four times a second per open browser during a status poll, those
+ * strings were about a third of what the host allocated then (docs/developers/benchmarks.md).
  */
 import type { Device } from '../domain/model.ts';
 import type { DeviceRegistry, GroupService } from '../services/devices/index.ts';

@@ -5,8 +5,8 @@
  *
  * The compression runs on libuv's thread pool, not on the event loop: the device list
  * (~220 KB at 300 devices) is recompressed after every change, up to four times a second
- * per open browser during a status poll, and each brotli pass held the loop for several
- * milliseconds (four times as long on a Pi-class core) — in front of a Blackout click.
+ * per open browser during a status poll, and each brotli pass held the loop for 1–5 ms
+ * (four times as long on a Pi-class core) — in front of a Blackout click.
  * Requests that ask for the same variant while it is being made share one job.
  *
  * Two ways out: `send` through Fastify's reply, and `sendRaw` straight onto Node's
