@@ -1,9 +1,13 @@
 /**
- * Investigation helper (issue 29): the host (built server, start flags) with a bound
- * 300-node simulated field, a browser-like reader (the SSE stream; GET /api/devices with
- * ETag and br at most every 250 ms after a `devices` refresh, as the UI's scheduleDevices),
- * and status polls for --seconds. Prints the host's event-loop delay and CPU.
- *   BENCH_HOST_FLAGS="--trace-gc" npx tsx bench/poll-stalls.ts [--pi-class] [--seconds 40]
+ * Investigation helper (issue 29): the host (built server, start flags; under pi-class with
+ * --pi-class) with a bound 300-node simulated field, a browser-like reader (the SSE stream;
+ * GET /api/devices with ETag and br at most every 250 ms after a `devices` refresh, as the
+ * UI's scheduleDevices; --no-reader leaves it out), and either one status poll cancelled
+ * after --seconds or, with --clicks N, N polls each ended by a Blackout 0.3–5 s in (the
+ * delays of bench/ui-blackout.ts). Prints the host's event-loop delay, CPU and memory.
+ *   npx tsx bench/poll-stalls.ts [--pi-class] [--seconds 40 | --clicks 12] [--no-reader]
+ *   BENCH_HOST_FLAGS="--trace-gc-nvp" … adds Node flags to the host (its stdout is shown)
+ *   SNAPSHOT=/tmp/x.heapsnapshot … writes a heap snapshot of the host at the end
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,7 +34,6 @@ const host = await startUiHost(dataDir, ['--gateway', sim.gateway], pi);
 const ac = new AbortController();
 let etag = '';
 let fetches = 0;
-const events = new Map<string, number>();
 let timer: NodeJS.Timeout | null = null;
 const loadDevices = async (): Promise<void> => {
   if (ac.signal.aborted) return;
@@ -48,7 +51,6 @@ void (async () => {
   try {
     for await (const chunk of sse.body!) {
       const text = dec.decode(chunk as Uint8Array);
-      for (const m of text.matchAll(/^event: (\w+)/gm)) events.set(m[1]!, (events.get(m[1]!) ?? 0) + 1);
       if (text.includes('"devices"') && !timer && !argv.includes('--no-reader'))
         timer = setTimeout(() => {
           timer = null;
@@ -91,7 +93,7 @@ console.log(
     pi,
     polls,
     fetches,
-    events: Object.fromEntries(events),
+
     wallMs: Math.round(performance.now() - t0),
     cpuMs: Math.round(s.cpuMs - c0),
     lag: s.lag,
