@@ -67,7 +67,7 @@ export function hostArgs(mode: ServerMode, extra: string[] = []): string[] {
 }
 
 /** BENCH_HOST_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/p": extra Node flags for the host (profiling a bench run). */
-function extraNodeFlags(): string[] {
+export function extraNodeFlags(): string[] {
   return (process.env.BENCH_HOST_FLAGS ?? '').split(/\s+/).filter(Boolean);
 }
 

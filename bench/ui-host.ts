@@ -13,7 +13,7 @@ import { ScaledClock } from '../src/clock.ts';
 import { createFleet, type SimFleet } from '../src/sim/fleet.ts';
 import { startSimTcpServer } from '../src/sim/sim-host.ts';
 import { freePort } from '../test/integration/harness.ts';
-import { ask, DIST_MAIN, startEnv, startFlags, type ProbeStats } from './host-process.ts';
+import { ask, DIST_MAIN, extraNodeFlags, startEnv, startFlags, type ProbeStats } from './host-process.ts';
 
 export const PI_CLASS = resolve('..', 'shared', 'tools', 'pi-class.sh');
 export const piClassAvailable = (): boolean => existsSync(PI_CLASS);
@@ -36,6 +36,8 @@ export interface UiHost {
    */
   stats(): Promise<ProbeStats>;
   resetLag(): Promise<void>;
+  /** Writes a heap snapshot of the host to `file` (investigations). */
+  snapshot(file: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
     '--import',
     './bench/probe.mjs',
     ...startFlags(),
+    ...extraNodeFlags(),
     DIST_MAIN,
     ...['--port', String(port), '--data-dir', dataDir, '--log-level', 'silent', '--wifi', 'none'],
     ...args,
@@ -60,7 +63,8 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
   const t0 = performance.now();
   // Its own process group: pi-class.sh's child and the host stop together.
   const child: ChildProcess = spawn(cmd!, rest, {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // Its stdout carries only what extra Node flags print (e.g. --trace-gc): logs are silent.
+    stdio: ['ignore', extraNodeFlags().length ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     detached: true,
     env: { ...process.env, ...startEnv() },
   });
@@ -107,6 +111,8 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
     resetLag: async () => {
       await ask(child, 'reset', 'reset');
     },
+    snapshot: async (file) =>
+      (await ask<{ snapshot: string }>(child, `snapshot:${file}`, 'snapshot')).snapshot,
     stop: async () => {
       const pgid = child.pid!;
       if (child.exitCode === null) process.kill(-pgid, 'SIGTERM');

@@ -24,7 +24,7 @@ export class DerivedBody {
     this.body = new SerializedBody(() => JSON.stringify(build()));
   }
 
-  send(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  send(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     this.refresh();
     return this.body.send(req, reply);
   }

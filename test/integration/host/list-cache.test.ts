@@ -76,6 +76,9 @@ describe('serialised list cache', () => {
 
       expect((await h.post('/api/devices/update-meta', { macs: [a], name: 'Gate A' })).status).toBe(200);
       await expectCacheFresh(h, 'rename');
+      // Rows are written into the body by their UTF-8 length: names beyond ASCII.
+      expect((await h.post('/api/devices/update-meta', { macs: [d], name: 'Tor Ü – 🏁' })).status).toBe(200);
+      await expectCacheFresh(h, 'rename beyond ascii');
 
       await h.post('/api/groups/create', { name: 'Start' });
       await h.post('/api/groups/create', { name: 'Finish' });
@@ -171,9 +174,22 @@ describe('serialised list cache', () => {
       const br = await rawGet(`${h.url}/api/devices`, { 'accept-encoding': 'gzip;q=0.5, br' });
       expect(br.headers['content-encoding']).toBe('br');
       expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+      // Requests that arrive while a variant is being compressed (off the event loop) share it.
+      expect(
+        (await h.post('/api/devices/update-meta', { macs: simAddrs(h).slice(0, 1), name: 'Changed' })).status,
+      ).toBe(200);
+      const fresh = await rawGet(`${h.url}/api/devices`);
+      const together = await Promise.all(
+        [1, 2, 3].map(() => rawGet(`${h.url}/api/devices`, { 'accept-encoding': 'br' })),
+      );
+      for (const t of together) {
+        expect(t.headers['content-encoding']).toBe('br');
+        expect(t.headers.etag).toBe(fresh.headers.etag);
+        expect(brotliDecompressSync(t.body).equals(fresh.body)).toBe(true);
+      }
       const refused = await rawGet(`${h.url}/api/devices`, { 'accept-encoding': 'br;q=0, gzip;q=0' });
       expect(refused.headers['content-encoding']).toBeUndefined();
-      expect(refused.body.equals(plain.body)).toBe(true);
+      expect(refused.body.equals(fresh.body)).toBe(true);
       // The group list of a small fleet is under the threshold: sent as it is.
       const groups = await rawGet(`${h.url}/api/groups`, { 'accept-encoding': 'gzip' });
       expect(groups.body.length).toBeLessThan(1024);

@@ -48,4 +48,12 @@ describe('serialized body helpers', () => {
     expect(second.body.toString()).toBe('{"n":2}');
     expect(second.etag).not.toBe(first.etag);
   });
+
+  it('takes-the-body-as-bytes-too', () => {
+    const text = JSON.stringify({ name: 'Tor Ü – 🏁' });
+    const fromText = new SerializedBody(() => text).current();
+    const fromBytes = new SerializedBody(() => Buffer.from(text, 'utf8')).current();
+    expect(fromBytes.body.equals(fromText.body)).toBe(true);
+    expect(fromBytes.etag).toBe(fromText.etag);
+  });
 });
