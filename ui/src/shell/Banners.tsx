@@ -75,22 +75,27 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
       <UnstableLinkBanners />
       {g?.transport === 'sim' && (
         <div class="banner sim" data-testid="banner-sim">
-          Simulator — no radio hardware is connected. Nothing you do here reaches real nodes.
-          {health.value?.data?.simulated && (
-            <>
-              {' '}
-              Simulated devices are kept in <code data-testid="sim-data-dir">{health.value.data.dir}</code>,
-              apart from the real data folder.
-            </>
-          )}
+          {/* One flex item: text and path flow as one paragraph (not three columns). */}
+          <span>
+            Simulator — no radio hardware is connected. Nothing you do here reaches real nodes.
+            {health.value?.data?.simulated && (
+              <>
+                {' '}
+                Simulated devices are kept in <code data-testid="sim-data-dir">{health.value.data.dir}</code>,
+                apart from the real data folder.
+              </>
+            )}
+          </span>
         </div>
       )}
       {(health.value?.data?.simulated_leftovers?.length ?? 0) > 0 && (
         <div class="banner amber" data-testid="banner-sim-leftovers">
-          {health.value?.data?.simulated_leftovers?.length} device(s) in this data folder are simulated ones
-          an older Lightnet saved here ({health.value?.data?.simulated_leftovers?.join(', ')}); they never
-          answer. To start clean, stop the host and move state.json, state.json.bak and state.journal out of{' '}
-          <code>{health.value?.data?.dir}</code> (groups and scenes go with them), or restore a backup.
+          <span>
+            {health.value?.data?.simulated_leftovers?.length} device(s) in this data folder are simulated ones
+            an older Lightnet saved here ({health.value?.data?.simulated_leftovers?.join(', ')}); they never
+            answer. To start clean, stop the host and move state.json, state.json.bak and state.journal out of{' '}
+            <code>{health.value?.data?.dir}</code> (groups and scenes go with them), or restore a backup.
+          </span>
         </div>
       )}
       {low.length > 0 && (
