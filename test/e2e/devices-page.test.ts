@@ -121,6 +121,7 @@ describe('devices page', () => {
       await page.getByRole('button', { name: 'Control…' }).click();
       const control = page.getByTestId('control-dialog');
       await control.getByText("Control — group 'Finish Line'").waitFor();
+      await control.getByRole('radio', { name: 'Preset' }).check();
       await control.locator('input[name=presetId]').fill('3');
       await control.locator('input[name=brightness]').fill('200');
       await b.shot('04-control-dialog');

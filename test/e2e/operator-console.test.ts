@@ -115,6 +115,7 @@ describe('operator console', () => {
       await page.locator('.group-row', { hasText: 'Gates' }).locator('.group-main').click();
       await page.getByRole('button', { name: 'Control…' }).click();
       const control = page.getByTestId('control-dialog');
+      await control.getByRole('radio', { name: 'Preset' }).check();
       await control
         .locator('select[name=preset] option', { hasText: 'Preset 3 (#3)' })
         .waitFor({ state: 'attached' });

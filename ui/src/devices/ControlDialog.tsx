@@ -1,16 +1,25 @@
 /**
- * Control: a preset by name — the active LED preset file's presets (one PRESET frame)
- * or a native preset (the host's own effect presets, sent as a one-action draft scene
- * run) — with brightness and flags, for the selection or a group. "Off" sends
- * brightness 0 at once.
+ * Control: what the nodes show, for the selection or a group. Two ways:
+ *  - Colour & effect: a colour (quick swatches or a picker) and one of the LED firmware's
+ *    built-in effects, sent as a native effect (one OPC_CONTROL carrying mode, colour and
+ *    brightness). Needs no preset file, so a fresh install can make a gate green.
+ *  - Preset: the active LED preset file's presets (one PRESET frame), a native preset, or
+ *    a raw preset id.
+ * POST /api/devices/control carries only a preset id, so colours and native presets go
+ * the way the scene editor's effects do: a one-action draft scene run per target.
+ * "Off" sends brightness 0 at once.
  */
+import { signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
+import { rgbToHex, hexToRgb, sortedEffects, visibleFields, type Params, type Rgb } from '../effect-fields.ts';
 import { editorSchema, kindSchema, loadEditorSchema } from '../scene-schema.ts';
-import { nativePresets } from '../store.ts';
+import { EffectEditor } from '../scenes/EffectEditor.tsx';
+import { nativePresets, nativeSchema } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import type { SceneAction, Target } from '../types.ts';
 import { Modal } from '../dialogs/Modal.tsx';
+import './control.css';
 
 const USER_FLAGS: [number, string, string, string][] = [
   [0x02, 'arm_on_sync', 'Arm on sync', 'Queue on the node until the next SYNC'],
@@ -18,6 +27,46 @@ const USER_FLAGS: [number, string, string, string][] = [
   [0x10, 'force_reapply', 'Force re-apply', 'Restart the effect even if unchanged'],
   [0x20, 'offset_mode', 'Offset mode', 'Sticky on the node until cleared by an offset group with mode none'],
 ];
+
+/** The colours a race needs most, named (a swatch alone says nothing to a colour-blind operator). */
+export const SWATCHES: readonly [string, Rgb][] = [
+  ['Green', [0, 255, 0]],
+  ['Red', [255, 0, 0]],
+  ['Yellow', [255, 200, 0]],
+  ['Blue', [0, 0, 255]],
+  ['White', [255, 255, 255]],
+  ['Cyan', [0, 255, 255]],
+  ['Magenta', [255, 0, 255]],
+  ['Orange', [255, 80, 0]],
+];
+
+/** The node's own start values of the effect fields (a field the effect uses is always sent). */
+const EFFECT_DEFAULTS: Params = {
+  speed: 128,
+  intensity: 128,
+  custom1: 128,
+  custom2: 128,
+  custom3: 16,
+  check1: false,
+  check2: false,
+  check3: false,
+  palette: 0,
+  color2: [0, 0, 0],
+  color3: [0, 0, 0],
+};
+
+/** Fields the dialog draws itself (the rest of an effect's fields go under "Effect settings"). */
+const OWN_FIELDS = new Set(['mode', 'brightness', 'color1']);
+
+/** The scene runner takes at most this many actions per run (one per selected device). */
+const MAX_ACTIONS_PER_RUN = 20;
+
+type Way = 'colour' | 'preset';
+
+// Kept for the session: reopening Control offers what was sent last.
+const lastWay = signal<Way>('colour');
+const lastColour = signal<Rgb>([0, 255, 0]);
+const lastEffect = signal<Params>({ mode: 0, ...EFFECT_DEFAULTS });
 
 export interface ControlTarget {
   macs?: string[];
@@ -42,10 +91,77 @@ function sceneTargets(t: ControlTarget): Target[] {
   ];
 }
 
+const sameRgb = (a: Rgb, b: Rgb): boolean => a.every((v, i) => v === b[i]);
+
+export function colourName(c: Rgb): string {
+  return SWATCHES.find(([, rgb]) => sameRgb(rgb, c))?.[0] ?? rgbToHex(c);
+}
+
+interface DraftOutcome {
+  ok: boolean;
+  error: string | null;
+  sent: number;
+}
+
+interface RunAnswer {
+  result: { ok: boolean; error: string | null; actions: { frames_sent: number }[] };
+}
+
+/** Runs the actions as draft scenes (at most 20 actions each, one after the other). */
+async function runDraft(label: string, actions: SceneAction[]): Promise<DraftOutcome> {
+  let sent = 0;
+  for (let i = 0; i < actions.length; i += MAX_ACTIONS_PER_RUN) {
+    const r = await post<RunAnswer>('scenes/_control/run', {
+      label,
+      actions: actions.slice(i, i + MAX_ACTIONS_PER_RUN),
+      stop_on_error: false,
+    });
+    sent += r.result.actions.reduce((n, a) => n + (a.frames_sent ?? 0), 0);
+    if (!r.result.ok) return { ok: false, error: r.result.error ?? 'failed', sent };
+  }
+  return { ok: true, error: null, sent };
+}
+
+const frames = (n: number): string => `${n} frame${n === 1 ? '' : 's'}`;
+
+function ColourPicker({ colour, onPick }: { colour: Rgb; onPick: (c: Rgb) => void }) {
+  const custom = !SWATCHES.some(([, rgb]) => sameRgb(rgb, colour));
+  return (
+    <div class="swatches" role="group" aria-label="Colour">
+      {SWATCHES.map(([name, rgb]) => (
+        <button
+          key={name}
+          type="button"
+          class="swatch"
+          aria-pressed={sameRgb(rgb, colour)}
+          onClick={() => onPick(rgb)}
+        >
+          <span class="swatch-dot" style={{ background: rgbToHex(rgb) }} aria-hidden="true" />
+          {name}
+        </button>
+      ))}
+      <label class={`swatch custom${custom ? ' on' : ''}`} title="Any colour">
+        <input
+          type="color"
+          name="colour"
+          aria-label="Custom colour"
+          value={rgbToHex(colour)}
+          onInput={(e) => onPick(hexToRgb(e.currentTarget.value))}
+        />
+        {custom ? rgbToHex(colour) : 'Other…'}
+      </label>
+    </div>
+  );
+}
+
 export function ControlDialog({ target, onClose }: { target: ControlTarget; onClose: () => void }) {
   const [flags, setFlags] = useState(0);
   const led = ledPresetOptions();
   const natives = nativePresets.value;
+  const schema = nativeSchema.value;
+  const way = lastWay.value;
+  const colour = lastColour.value;
+  const effect = lastEffect.value;
   // "led:<id>", "native:<id>" or "id" (a raw preset id when no file names them).
   const [choice, setChoice] = useState('');
   const [rawId, setRawId] = useState(1);
@@ -55,8 +171,20 @@ export function ControlDialog({ target, onClose }: { target: ControlTarget; onCl
     if (!editorSchema.value)
       void loadEditorSchema().catch((err) => toastError('Loading preset names failed', err));
   }, []);
-  const picked = choice || (led[0] ? `led:${led[0].value}` : 'id');
+  const picked = choice || (led[0] ? `led:${led[0].value}` : natives[0] ? `native:${natives[0].id}` : 'id');
   const body = target.macs ? { macs: target.macs } : { groupId: target.groupId };
+  const flagsOverride = Object.fromEntries(USER_FLAGS.map(([bit, key]) => [key, (flags & bit) !== 0]));
+
+  const effects = schema ? sortedEffects(schema) : [];
+  const effectName = effects.find((o) => Number(o.value) === Number(effect.mode))?.label ?? `#${effect.mode}`;
+  const shown = schema ? visibleFields(schema, effect) : [];
+  const usesColour = !schema || shown.some((f) => f.name === 'color1');
+  // The effect's own settings, drawn by the scene editor's field editor.
+  const settingsSchema = schema && {
+    ...schema,
+    vars: schema.vars.filter((v) => !OWN_FIELDS.has(v) && shown.some((f) => f.name === v)),
+  };
+
   const presetLabel = (): string => {
     if (picked.startsWith('led:')) return led.find((o) => `led:${o.value}` === picked)?.label ?? picked;
     if (picked.startsWith('native:'))
@@ -72,31 +200,40 @@ export function ControlDialog({ target, onClose }: { target: ControlTarget; onCl
     });
     const errs = Object.keys(r.errors ?? {}).length;
     toast(
-      `${what} sent to ${target.label}: ${r.changed} frame${r.changed === 1 ? '' : 's'}${errs ? `, ${errs} failed` : ''}`,
+      `${what} sent to ${target.label}: ${frames(r.changed)}${errs ? `, ${errs} failed` : ''}`,
       errs ? 'error' : 'ok',
     );
   };
-  const sendNative = async (id: number) => {
-    const flags_override = Object.fromEntries(USER_FLAGS.map(([bit, key]) => [key, (flags & bit) !== 0]));
-    const actions: SceneAction[] = sceneTargets(target).map((t) => ({
-      kind: 'native_preset',
+  const sendActions = async (what: string, action: (t: Target) => SceneAction) => {
+    const r = await runDraft(`Control ${target.label}`, sceneTargets(target).map(action));
+    if (r.ok) toast(`${what} sent to ${target.label}: ${frames(r.sent)}`);
+    else toast(`${what} not sent to ${target.label}: ${r.error ?? 'failed'}`, 'error');
+  };
+  const sendColour = () => {
+    // Every field the chosen effect uses is sent (a field left out keeps whatever the
+    // last preset set on the node: a palette could hide the colour).
+    const params: Params = { mode: Number(effect.mode ?? 0), color1: colour, brightness };
+    for (const f of shown) if (!OWN_FIELDS.has(f.name)) params[f.name] = effect[f.name];
+    const what = usesColour ? `${colourName(colour)} (${effectName})` : effectName;
+    return sendActions(what, (t) => ({
+      kind: 'native_effect',
       target: t,
-      params: { presetId: id, brightness },
-      flags_override,
+      params,
+      flags_override: flagsOverride,
     }));
-    const r = await post<{ result: { ok: boolean; error: string | null } }>('scenes/_control/run', {
-      label: `Control ${target.label}`,
-      actions,
-      stop_on_error: false,
-    });
-    if (r.result.ok) toast(`Native preset '${presetLabel()}' sent to ${target.label}`);
-    else toast(`Native preset '${presetLabel()}' not sent: ${r.result.error ?? 'failed'}`, 'error');
   };
   const send = async (e: Event) => {
     e.preventDefault();
     setSending(true);
     try {
-      if (picked.startsWith('native:')) await sendNative(Number(picked.slice(7)));
+      if (way === 'colour') await sendColour();
+      else if (picked.startsWith('native:'))
+        await sendActions(`Native preset '${presetLabel()}'`, (t) => ({
+          kind: 'native_preset',
+          target: t,
+          params: { presetId: Number(picked.slice(7)), brightness },
+          flags_override: flagsOverride,
+        }));
       else
         await sendPreset(
           picked.startsWith('led:') ? Number(picked.slice(4)) : rawId,
@@ -123,51 +260,122 @@ export function ControlDialog({ target, onClose }: { target: ControlTarget; onCl
   return (
     <Modal title={`Control — ${target.label}`} onClose={onClose} testId="control-dialog">
       <form class="form" onSubmit={send}>
-        <p class="muted">
-          A preset by name with brightness and flags. LED presets come from the active LED preset file; native
-          presets are the host's own effect presets. Brightness 0 switches the nodes off.
-        </p>
-        <label>
-          Preset
-          <select name="preset" value={picked} onChange={(e) => setChoice(e.currentTarget.value)}>
-            {led.length > 0 && (
-              <optgroup label="LED presets (active file)">
-                {led.map((o) => (
-                  <option key={o.value} value={`led:${o.value}`}>
-                    {o.label} (#{o.value})
-                  </option>
-                ))}
-              </optgroup>
-            )}
-            {natives.length > 0 && (
-              <optgroup label="Native presets">
-                {natives.map((p) => (
-                  <option key={p.id} value={`native:${p.id}`}>
-                    {p.label}
-                  </option>
-                ))}
-              </optgroup>
-            )}
-            <option value="id">
-              {led.length ? 'Other preset id…' : 'Preset id (no LED preset file active)'}
-            </option>
-          </select>
-        </label>
-        {picked === 'id' && (
-          <label>
-            Preset id
+        <div class="seg" role="radiogroup" aria-label="What to send">
+          <label class={`seg-opt${way === 'colour' ? ' on' : ''}`}>
             <input
-              type="number"
-              min={0}
-              max={255}
-              value={rawId}
-              name="presetId"
-              onInput={(e) => setRawId(Number(e.currentTarget.value))}
+              type="radio"
+              name="way"
+              value="colour"
+              checked={way === 'colour'}
+              onChange={() => (lastWay.value = 'colour')}
             />
+            Colour &amp; effect
           </label>
+          <label class={`seg-opt${way === 'preset' ? ' on' : ''}`}>
+            <input
+              type="radio"
+              name="way"
+              value="preset"
+              checked={way === 'preset'}
+              onChange={() => (lastWay.value = 'preset')}
+            />
+            Preset
+          </label>
+        </div>
+        {way === 'colour' ? (
+          <>
+            <p class="muted">
+              One colour, steady or with one of the LED firmware&apos;s built-in effects. No preset file
+              needed.
+            </p>
+            <ColourPicker colour={colour} onPick={(c) => (lastColour.value = c)} />
+            <label>
+              Effect
+              <select
+                name="effect"
+                value={String(effect.mode ?? 0)}
+                disabled={!schema}
+                title="* = renders identically on every node (gates stay in step); listed first"
+                onChange={(e) => (lastEffect.value = { ...effect, mode: Number(e.currentTarget.value) })}
+              >
+                {effects.length === 0 && <option value="0">Solid</option>}
+                {effects.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.deterministic ? '* ' : ''}
+                    {o.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {!usesColour && (
+              <p class="warn-text" data-testid="colour-unused">
+                {effectName} makes its own colours: the colour above is not used.
+              </p>
+            )}
+            {settingsSchema && settingsSchema.vars.length > 0 && (
+              <details class="disclosure">
+                <summary>Effect settings ({shown.filter((f) => !OWN_FIELDS.has(f.name)).length})</summary>
+                <EffectEditor
+                  schema={settingsSchema}
+                  params={effect}
+                  onChange={(p) => (lastEffect.value = p)}
+                  idPrefix="control-effect"
+                />
+              </details>
+            )}
+          </>
+        ) : (
+          <>
+            <p class="muted">
+              LED presets come from the active LED preset file; native presets are the host&apos;s own effect
+              presets.
+            </p>
+            <label>
+              Preset
+              <select name="preset" value={picked} onChange={(e) => setChoice(e.currentTarget.value)}>
+                {led.length > 0 && (
+                  <optgroup label="LED presets (active file)">
+                    {led.map((o) => (
+                      <option key={o.value} value={`led:${o.value}`}>
+                        {o.label} (#{o.value})
+                      </option>
+                    ))}
+                  </optgroup>
+                )}
+                {natives.length > 0 && (
+                  <optgroup label="Native presets">
+                    {natives.map((p) => (
+                      <option key={p.id} value={`native:${p.id}`}>
+                        {p.label}
+                      </option>
+                    ))}
+                  </optgroup>
+                )}
+                <option value="id">
+                  {led.length ? 'Other preset id…' : 'Preset id (no LED preset file active)'}
+                </option>
+              </select>
+            </label>
+            {picked === 'id' && (
+              <label>
+                Preset id
+                <input
+                  type="number"
+                  min={0}
+                  max={255}
+                  value={rawId}
+                  name="presetId"
+                  onInput={(e) => setRawId(Number(e.currentTarget.value))}
+                />
+              </label>
+            )}
+          </>
         )}
         <label>
-          Brightness <span class="mono">{brightness}</span>
+          <span>
+            Brightness <span class="mono">{brightness}</span>
+            {brightness === 0 && <span class="muted"> (off)</span>}
+          </span>
           <input
             type="range"
             min={0}
