@@ -6,8 +6,8 @@
  * <details> menu, each top-layer popover — read from ui/src, and fails when the UI gains one the registry does
  * not open. For each it opens the overlay, clicks the Blackout button the operator sees
  * (the dialog's own: the page behind a modal dialog is inert) and presses `b`, and counts
- * the blackout requests the page sends: exactly one per press. `b` typed into a text
- * field stays a letter.
+ * the blackout requests the page sends: exactly one per press; the button it clicks covers
+ * no other control (blackout-rect.ts). `b` typed into a text field stays a letter.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { withHost, type Harness } from '../integration/harness.ts';
 import { discoverAll, runTask } from '../integration/host/helpers.ts';
 import { makeFirmware } from '../fixtures/ota/builders.ts';
 import { withOtaRig } from '../fixtures/ota/rig.ts';
+import { coveredByBlackout } from './blackout-rect.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 
 type Page = BrowserHandle['page'];
@@ -218,6 +219,10 @@ async function reachable(button: ReturnType<Page['locator']>, what: string): Pro
     `document.elementFromPoint(${x + width / 2}, ${y + height / 2})?.closest('[data-testid="${testId}"]') != null`,
   );
   expect(top, `${what}: nothing covers the Blackout button`).toBe(true);
+  // …and the button covers no other control (issue 35: a floating one sat on Run and Move).
+  expect(await coveredByBlackout(page, testId ?? ''), `${what}: controls under the Blackout button`).toEqual(
+    [],
+  );
 }
 
 let b: BrowserHandle;
@@ -315,7 +320,7 @@ describe('blackout everywhere', () => {
           await page.getByTestId('blackout').waitFor();
           await page.evaluate(`
             document.scrollingElement.scrollTo(0, document.scrollingElement.scrollHeight);
-            for (const el of document.querySelectorAll('main, .main, .work')) el.scrollTo(0, el.scrollHeight);
+            for (const el of document.querySelectorAll('.app, main, .main, .work')) el.scrollTo(0, el.scrollHeight);
           `);
           await reachable(page.getByTestId('blackout'), `page /${path} at ${width} px, scrolled`);
           await pressSendsOne(
