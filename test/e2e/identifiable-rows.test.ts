@@ -13,7 +13,8 @@ import { openBrowser, type BrowserHandle } from './browser.ts';
 
 /**
  * Page-side (a string: this project's tsconfig has no DOM types): the characters of an
- * element that are drawn inside every clipping box around them; a hidden run reads '…'.
+ * element that are drawn inside every clipping box around them; a hidden run reads '…';
+ * text drawn by CSS after an element (a cut name's end) follows.
  */
 const VISIBLE_TEXT = `
 window.__visibleText = (el) => {
@@ -50,6 +51,11 @@ window.__visibleText = (el) => {
         hidden = true;
       }
     }
+  }
+  // The end of a cut name is drawn by CSS (MiddleEllipsis: ::after, not a text node).
+  for (const x of [el, ...el.querySelectorAll('*')]) {
+    const cs = getComputedStyle(x, '::after');
+    if (cs.display !== 'none' && /^".*"$/.test(cs.content)) out += JSON.parse(cs.content);
   }
   return out;
 };

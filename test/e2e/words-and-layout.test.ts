@@ -64,6 +64,33 @@ const headerTexts = async (page: Page, sel: string): Promise<string[]> =>
 
 const SIGNAL = /^(VBat|Battery|Node|Host)/;
 
+/**
+ * A name as the page holds and draws it (issue 35, item 8): its text nodes, whether its
+ * box cuts it, the hover title, and the end CSS draws after a cut device name.
+ */
+interface NameBox {
+  texts: string[];
+  cut: boolean;
+  title: string | null;
+  tail: string | null;
+}
+const NAME_BOX = (sel: string) => `[...document.querySelectorAll(${JSON.stringify(`${sel}, ${sel} *`)})]
+  .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.data.trim()))
+  .map((el) => {
+  const texts = [...el.childNodes].filter((n) => n.nodeType === 3 && n.data.trim()).map((n) => n.data);
+  const after = el.parentElement && getComputedStyle(el.parentElement, '::after').content;
+  return {
+    texts: el.children.length ? texts.concat('<' + el.children.length + ' elements>') : texts,
+    cut: el.scrollWidth > el.clientWidth + 0.5,
+    title: el.getAttribute('title') ?? el.closest('[title]')?.getAttribute('title') ?? null,
+    tail: after && /^".*"$/.test(after) ? JSON.parse(after) : null,
+  };
+})`;
+
+/** Realistic group names, and one as long as the host allows (64 characters). */
+const TYPICAL = ['Finish Left', 'Start Gate 2', 'Pit Lane Arch', 'Finish Right'];
+const LONGEST = 'Start and finish gantry over the main straight, pit lane side 12';
+
 let b: BrowserHandle;
 beforeAll(async () => {
   b = await openBrowser({ width: 1280, height: 800 });
@@ -146,6 +173,74 @@ describe('words and layout', () => {
         .waitFor({ timeout: 60_000 });
       await b.shot('fresh-device-options');
       expect(await opts.getByText(/differ/).count()).toBe(0);
+      expect(b.errors).toEqual([]);
+    });
+  });
+
+  it('group-and-device-names-read-whole-at-1280px-and-a-cut-name-is-one-text-with-its-title', async () => {
+    expect(LONGEST).toHaveLength(64);
+    await withHost({ nodes: 6, seed: 1 }, async (h) => {
+      const devs = await discoverAll(h);
+      expect(devs.length).toBeGreaterThanOrEqual(5);
+      const names = [...TYPICAL, LONGEST];
+      for (const [i, name] of names.entries()) {
+        const g = await h.post<{ id: number }>('/api/groups/create', { name });
+        expect(g.status, JSON.stringify(g.body)).toBe(200);
+        await runTask(h, '/api/devices/update-meta', { macs: [devs[i]!.addr], groupId: g.body.id });
+      }
+      // Device names an operator gives: one that fits, one longer than a phone's column.
+      const short = 'Finish Left';
+      const long = 'Finish Left gate pole light west side';
+      for (const [i, name] of [short, long].entries()) {
+        const r = await h.post('/api/devices/update-meta', { macs: [devs[i]!.addr], name });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+      }
+      const page = b.page;
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: width < 500 ? 844 : 800 });
+        await page.goto(h.url + '/');
+        const table = page.getByTestId('device-table');
+        await table.getByRole('button', { name: long, exact: true }).waitFor();
+        await page.locator('.group-row', { hasText: 'Pit Lane Arch' }).waitFor();
+        await b.shot(`names-${width}`);
+        const at = `at ${width} px`;
+
+        const side = (await page.evaluate(NAME_BOX('.group-row .group-name'))) as NameBox[];
+        const sideByName = new Map(side.map((n) => [n.texts.join('|'), n]));
+        const group = (await page.evaluate(NAME_BOX('.c-group'))) as NameBox[];
+        const device = (await page.evaluate(NAME_BOX('.c-name .link'))) as NameBox[];
+        for (const name of names) {
+          // Whole and one text, in the sidebar and in the Group column.
+          const s = sideByName.get(name);
+          expect(s, `${at}: sidebar holds '${name}' as one text (${JSON.stringify(side)})`).toBeTruthy();
+          // A phone has no Group column (the sidebar names the group).
+          const g = width >= 700 ? group.find((x) => x.texts.join('|') === name) : s;
+          expect(
+            g,
+            `${at}: Group column holds '${name}' as one text (${JSON.stringify(group)})`,
+          ).toBeTruthy();
+          if (width === 1280 && name !== LONGEST) {
+            expect(s!.cut, `${at}: sidebar shows '${name}' whole`).toBe(false);
+            expect(g!.cut, `${at}: Group column shows '${name}' whole`).toBe(false);
+          }
+          // Cut: the whole name is on hover.
+          for (const x of [s!, g!]) if (x.cut) expect(x.title, `${at}: title of '${name}'`).toContain(name);
+        }
+        expect(sideByName.get(LONGEST)!.cut, `${at}: a 64-character name is cut in the sidebar`).toBe(true);
+
+        // Device names: one text node each (find and copy see "Finish Left", not two boxes).
+        for (const name of [short, long]) {
+          const d = device.filter((x) => x.texts.join('|') === name);
+          expect(d, `${at}: '${name}' as one text (${JSON.stringify(device)})`).toHaveLength(1);
+        }
+        const cutLong = device.find((x) => x.texts[0] === long)!;
+        // Cut (always on a phone): the end still shows, drawn by CSS, its space kept.
+        if (width === 390) expect(cutLong.cut, `${at}: '${long}' is cut`).toBe(true);
+        if (cutLong.cut) expect(cutLong.tail, `${at}: the end of '${long}'`).toBe(long.slice(-6));
+        const fits = device.find((x) => x.texts[0] === short)!;
+        if (width === 1280)
+          expect([fits.cut, fits.tail], `${at}: '${short}' shows whole, once`).toEqual([false, null]);
+      }
       expect(b.errors).toEqual([]);
     });
   });

@@ -113,8 +113,13 @@ function GroupRow({ g }: { g: Group }) {
         onClick={() => (groupFilter.value = g.id)}
         aria-pressed={active}
       >
+        {/* The name is one text node (find and copy see it whole); cut at its end when
+            it does not fit, with the whole name on hover. The number always shows. */}
         <span class="group-name">
-          {g.name} <span class="muted">#{g.id}</span>
+          <span class="gn-text" title={g.name}>
+            {g.name}
+          </span>
+          <span class="muted gn-id">{` #${g.id}`}</span>
         </span>
         <span class="caps muted">{capsSummary(stats.caps) || 'empty'}</span>
         <GroupNetworks counts={stats.networks} />
@@ -178,7 +183,9 @@ export function Sidebar({ onNewGroup }: { onNewGroup: () => void }) {
             onClick={() => (groupFilter.value = null)}
             aria-pressed={groupFilter.value === null}
           >
-            <span class="group-name">All devices</span>
+            <span class="group-name">
+              <span class="gn-text">All devices</span>
+            </span>
           </button>
           <span class="count" title={`${online} online of ${all.length}`}>
             {online} / {all.length}
