@@ -2,7 +2,9 @@
  * A modal on the native <dialog> element: the browser keeps focus inside it, Esc
  * closes it (unless locked) and it sits above everything else. Everything behind it is
  * inert — the status bar's Blackout too — so every dialog carries a Blackout button in
- * its head: the emergency control is never behind a dialog.
+ * its head: the emergency control is never behind a dialog. On a phone or tablet that
+ * button sits in the Blackout band along the bottom of the screen instead (race.css),
+ * where the page's own is, and the dialog is centred above the band.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';

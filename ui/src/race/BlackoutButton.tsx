@@ -1,5 +1,6 @@
 /**
- * Blackout: every node off, now. Always in the status bar (key `b`), big on the race
+ * Blackout: every node off, now. Always in the status bar (key `b`) — on a phone or
+ * tablet in a band of its own along the bottom of the screen (race.css) —, big on the race
  * panel, and in the head of every dialog: an open modal dialog makes the page behind it
  * inert, so each dialog carries its own (Modal.tsx). The key works with any dialog, menu
  * or confirmation open, except while typing text (keys.ts). The host cancels the running
