@@ -37,6 +37,8 @@ export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async
         dir: svc.dataFolder.dir,
         simulated: svc.dataFolder.simulated,
         simulated_leftovers: svc.dataFolder.simulatedLeftovers,
+        // On the simulator: what the real data folder holds (counts), which it does not show.
+        real: svc.dataFolder.real,
       },
     };
   });
