@@ -63,6 +63,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
     simulated: boolean;
     /** Devices of the simulated fleet found in a real data folder (older versions saved them there). */
     simulatedLeftovers: string[];
+    /** The real data folder (`--data-dir`); on the simulator `dir` is another one unless `--sim-data-dir` names it. */
+    realDir: string;
     /** On the simulator: what the real data folder holds (it does not show here), or null. */
     real: RealFolderSummary | null;
   };

@@ -51,6 +51,9 @@ describe('an import on the command line, then the simulator', () => {
           expect(text).toContain('not shown on the simulator: plug in the gateway and restart the host');
           expect(text).toContain('Settings → Import from RaceLink');
           await b.page.getByTestId('sim-data-dir').getByText(simDir, { exact: true }).waitFor();
+          expect(await b.page.getByTestId('banner-sim').textContent()).toContain(
+            `kept in ${simDir}, apart from the real data folder.`,
+          );
           await b.shot(`import-on-simulator-${width}`);
           // Nothing sticks out sideways on a phone, and Blackout is on screen.
           const overflow = await b.page.evaluate<number>(
@@ -67,6 +70,22 @@ describe('an import on the command line, then the simulator', () => {
         } finally {
           await b.close();
         }
+      }
+    });
+  });
+
+  it('a-simulator-on-the-real-folder-itself-says-so', { timeout: 60_000 }, async () => {
+    // --sim-data-dir naming the real folder (as every other test host runs).
+    await withHost({ nodes: 1 }, async (h) => {
+      const b = await openBrowser({ width: 1280, height: 800 });
+      try {
+        await b.page.goto(h.url + '/');
+        await b.page.getByTestId('sim-data-dir').getByText(h.dataDir, { exact: true }).waitFor();
+        const text = (await b.page.getByTestId('banner-sim').textContent()) ?? '';
+        expect(text).toContain(`kept in ${h.dataDir}, the real data folder itself (--sim-data-dir names it)`);
+        expect(text).not.toContain('apart');
+      } finally {
+        await b.close();
       }
     });
   });

@@ -99,6 +99,8 @@ export interface Health {
   data?: {
     dir: string;
     simulated: boolean;
+    /** The real data folder (`dir` on a real gateway; on the simulator another one, unless --sim-data-dir names it). */
+    real_dir?: string;
     simulated_leftovers?: string[];
     /** On the simulator: what the real data folder holds (not shown here), or null. */
     real?: { dir: string; devices: number; groups: number; scenes: number } | null;

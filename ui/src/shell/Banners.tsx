@@ -82,8 +82,10 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
             {health.value?.data?.simulated && (
               <>
                 {' '}
-                Simulated devices are kept in <code data-testid="sim-data-dir">{health.value.data.dir}</code>,
-                apart from the real data folder.
+                Simulated devices are kept in <code data-testid="sim-data-dir">{health.value.data.dir}</code>
+                {health.value.data.dir === health.value.data.real_dir
+                  ? ', the real data folder itself (--sim-data-dir names it): they are saved with the real devices.'
+                  : ', apart from the real data folder.'}
               </>
             )}
             {real && (

@@ -1,6 +1,6 @@
 /** What the import CLI prints after writing: how to see the import (and not on the simulator). */
 import { describe, expect, it } from 'vitest';
-import { nextSteps, shellWord } from '../../src/import-next-steps.ts';
+import { nextSteps, shellWord } from '../../../src/import-next-steps.ts';
 
 describe('import next steps', () => {
   it('a clone importing into ./data: npm start, and the simulator folder named as ./data/simulator', () => {
