@@ -66,6 +66,13 @@ describe('an import on the command line, then the simulator', () => {
             .boundingBox();
           expect(blackout).not.toBeNull();
           expect((blackout?.y ?? 0) + (blackout?.height ?? 0)).toBeLessThanOrEqual(height);
+          // Importing in this host's web UI says where that import goes.
+          await b.page.getByRole('button', { name: 'Settings' }).click();
+          await b.page.getByTestId('racelink-import-open').click();
+          const note = (await b.page.getByTestId('import-simulator-note').textContent()) ?? '';
+          expect(note).toContain(`an import here goes into its own folder ${simDir}`);
+          expect(note).toContain(`the real data folder ${dataDir} is not changed`);
+          await b.shot(`import-on-simulator-dialog-${width}`);
           expect(b.errors).toEqual([]);
         } finally {
           await b.close();
