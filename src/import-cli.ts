@@ -17,7 +17,7 @@ import {
   RaceLinkImportError,
   readRaceLinkFolder,
 } from './services/import/index.ts';
-import { DataDirLock, DataDirLockedError } from './state/data-lock.ts';
+import { DataDirLock, DataDirLockedError, lockedText } from './state/data-lock.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { FirmwareStore } from './services/ota/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -110,7 +110,9 @@ async function lockFolders(dataDir: string): Promise<{ locks: DataDirLock[] } | 
     for (const l of locks.reverse()) await l.release();
     if (!(err instanceof DataDirLockedError)) throw err;
     if (locks.length === 0) {
-      return { refused: `${err.message} (or import from its web UI: Settings → Import from RaceLink)` };
+      return {
+        refused: lockedText(err.dir, err.owner, 'import in its web UI (Settings → Import from RaceLink)'),
+      };
     }
     const who = err.owner
       ? `pid ${err.owner.pid}${err.owner.port === null ? '' : `, port ${err.owner.port}`}`
