@@ -7,6 +7,8 @@
 #   sudo ./install.sh --uninstall --purge   … and also the data, settings and the lightnet user
 #   options: --root DIR   act on another root (an image being built, tests): nothing is started
 #            --no-start   install but do not (re)start the service
+#            --no-password  first install only: no web UI password (anyone on the network
+#                           can then control the fleet); by default one is generated and printed
 #
 # Layout: program /opt/lightnet/<version> with a `current` link (and `previous`, for rollback),
 # data /var/lib/lightnet (owned by the `lightnet` system user, a member of dialout for the
@@ -17,8 +19,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-root=/ action=install start=1 purge=0
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+root=/ action=install start=1 purge=0 password=1
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --root) root=${2:?--root needs a directory}; shift 2 ;;
@@ -26,6 +28,7 @@ while [[ $# -gt 0 ]]; do
     --uninstall) action=uninstall; shift ;;
     --purge) purge=1; shift ;;
     --no-start) start=0; shift ;;
+    --no-password) password=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -81,7 +84,10 @@ ensure_user() {
   if grep -q '^lightnet:' "$(r /etc/passwd)" 2>/dev/null; then
     usermod "${prefix[@]}" --append --groups dialout lightnet
   else
-    useradd "${prefix[@]}" --system --user-group --groups dialout --home-dir "$DATA" --no-create-home \
+    # A lightnet group left behind (userdel --prefix keeps it): reuse it rather than fail.
+    local group=(--user-group)
+    grep -q '^lightnet:' "$(r /etc/group)" 2>/dev/null && group=(--gid lightnet)
+    useradd "${prefix[@]}" --system "${group[@]}" --groups dialout --home-dir "$DATA" --no-create-home \
       --shell /usr/sbin/nologin --comment 'Lightnet host' lightnet
     say "created system user lightnet (in dialout)"
   fi
@@ -92,6 +98,51 @@ owner() { awk -F: '$1 == "lightnet" { print $3 ":" $4 }' "$(r /etc/passwd)"; }
 
 # Atomically points link at target (a name relative to the link's folder).
 relink() { ln -sfn "$2" "$1.new" && mv -T "$1.new" "$1"; }
+
+# The service listens on every address (LIGHTNET_HOST=0.0.0.0): the track WiFi reaches it.
+# A first install therefore sets a password (kept only in the settings file, printed once)
+# unless --no-password is given; an update keeps the settings file as it is.
+write_env() {
+  local env tmp pw=''
+  env=$(r $ETC/lightnet.env)
+  # 24 characters from the kernel's random source, URL-safe base64: no shell or
+  # EnvironmentFile quoting needed, nothing typed by a user goes into it.
+  [[ $password == 1 ]] && pw=$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')
+  tmp=$(mktemp "$env.XXXXXX")   # mode 0600 from the start: the password is never readable by others
+  {
+    echo "# Lightnet service settings: LIGHTNET_<OPTION>=value for any option of"
+    echo "# \`/opt/lightnet/current/bin/lightnet --help\`. Then: sudo systemctl restart lightnet"
+    echo "# Reachable from other machines on the network (the operator's laptop or phone):"
+    echo "LIGHTNET_HOST=0.0.0.0"
+    echo "#LIGHTNET_PORT=5077"
+    echo "# The web UI's and the API's password (Authorization: Bearer <password>); change it here."
+    if [[ -n $pw ]]; then echo "LIGHTNET_PASSWORD=$pw"; else echo "#LIGHTNET_PASSWORD=choose-one"; fi
+    echo "#LIGHTNET_GATEWAY=serial:/dev/ttyUSB0"
+  } >"$tmp"
+  # Root's, readable by the service's group (the lightnet user) and nobody else.
+  chown "0:$(owner | cut -d: -f2)" "$tmp"
+  chmod 0640 "$tmp"
+  mv "$tmp" "$env"
+  if [[ -n $pw ]]; then
+    say "the web UI password is: $pw"
+    say "  (shown only now; kept as LIGHTNET_PASSWORD in $ETC/lightnet.env: change it there, then sudo systemctl restart lightnet)"
+  else
+    say "WARNING: no password (--no-password): anyone on this machine's networks can control the fleet;"
+    say "  set LIGHTNET_PASSWORD in $ETC/lightnet.env, then sudo systemctl restart lightnet"
+  fi
+}
+
+# An update keeps the settings; one without a password (an older install, --no-password)
+# that listens on the network is said out loud.
+check_env_password() {
+  local env
+  env=$(r $ETC/lightnet.env)
+  if ! grep -qE '^[[:space:]]*LIGHTNET_PASSWORD=.+' "$env" &&
+    grep -qE '^[[:space:]]*LIGHTNET_HOST=' "$env" && ! grep -qE '^[[:space:]]*LIGHTNET_HOST=(127\.0\.0\.1|localhost|::1)[[:space:]]*$' "$env"; then
+    say "WARNING: no password is set and the service listens on the network: anyone there can control the fleet;"
+    say "  set LIGHTNET_PASSWORD in $ETC/lightnet.env, then sudo systemctl restart lightnet"
+  fi
+}
 
 do_install() {
   local version dest cur
@@ -124,19 +175,7 @@ do_install() {
   chown "$(owner)" "$(r $DATA)"
   chmod 0750 "$(r $DATA)"
   mkdir -p "$(r $ETC)"
-  if [[ ! -f $(r $ETC/lightnet.env) ]]; then
-    cat >"$(r $ETC/lightnet.env)" <<'ENV'
-# Lightnet service settings: LIGHTNET_<OPTION>=value for any option of
-# `/opt/lightnet/current/bin/lightnet --help`. Then: sudo systemctl restart lightnet
-# Reachable from other machines on the network (the operator's laptop or phone):
-LIGHTNET_HOST=0.0.0.0
-#LIGHTNET_PORT=5077
-#LIGHTNET_PASSWORD=choose-one
-#LIGHTNET_GATEWAY=serial:/dev/ttyUSB0
-ENV
-    chmod 0640 "$(r $ETC/lightnet.env)"
-    chown "0:$(owner | cut -d: -f2)" "$(r $ETC/lightnet.env)"
-  fi
+  if [[ ! -f $(r $ETC/lightnet.env) ]]; then write_env; else check_env_password; fi
   mkdir -p "$(r /etc/systemd/system)"
   install -m 0644 "$dest/lightnet.service" "$(r $UNIT)"
   if systemd_live; then
@@ -183,6 +222,8 @@ do_uninstall() {
   if [[ $purge == 1 ]]; then
     rm -rf "$(r $DATA)" "$(r $ETC)"
     if grep -q '^lightnet:' "$(r /etc/passwd)" 2>/dev/null; then userdel "${prefix[@]}" lightnet; fi
+    # userdel --prefix leaves the user's own group: a later install would then fail in useradd.
+    if grep -q '^lightnet:' "$(r /etc/group)" 2>/dev/null; then groupdel "${prefix[@]}" lightnet; fi
     say "removed Lightnet, its data, settings and user"
   elif [[ -e $(r $DATA) || -e $(r $ETC) ]]; then
     say "removed Lightnet; kept the data in $DATA and settings in $ETC (--purge removes them)"

@@ -28,10 +28,23 @@ export async function openDataFolder(cfg: Config, simulated: boolean, log: Logge
   if (!lock.held)
     log.warn({ dataDir: dir }, 'data folder takes no writes: running without its lock (changes are refused)');
   if (simulated) {
-    log.warn(
-      { dataDir: dir, realDataDir: resolve(cfg.dataDir) },
-      `SIMULATOR: simulated devices and their state are kept in ${dir}, apart from the real data folder`,
-    );
+    const real = resolve(cfg.dataDir);
+    log.warn({ dataDir: dir, realDataDir: real }, simulatorFolderMessage(dir, real));
   } else log.info({ dataDir: dir }, `data folder ${dir}`);
   return { dir, simulated, lock };
+}
+
+/**
+ * The start line that says where the simulator keeps its state. `--sim-data-dir` may name
+ * the real data folder itself: the simulated devices are then saved among the real ones,
+ * and the line must say so rather than claim they are kept apart.
+ */
+export function simulatorFolderMessage(simDir: string, realDir: string): string {
+  if (simDir === realDir) {
+    return (
+      `SIMULATOR: simulated devices and their state are kept in the real data folder ${realDir} ` +
+      `(--sim-data-dir names it): they are saved with the real devices`
+    );
+  }
+  return `SIMULATOR: simulated devices and their state are kept in ${simDir}, apart from the real data folder ${realDir}`;
 }

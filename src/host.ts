@@ -3,6 +3,7 @@
  * driver, services and HTTP app, starts them in order and shuts them down cleanly.
  * main.ts calls this for the CLI; the integration harness calls it in-process.
  */
+import { resolve } from 'node:path';
 import { ScaledClock } from './clock.ts';
 import type { HostHandle, HostOverrides } from './host-types.ts';
 import type { Config } from './config.ts';
@@ -234,7 +235,13 @@ async function startOn(
     integration,
     raceLights,
     phase: () => phase,
-    dataFolder: { dir: dataDir, simulated: data.simulated, simulatedLeftovers: [] },
+    dataFolder: {
+      dir: dataDir,
+      simulated: data.simulated,
+      realDir: resolve(cfg.dataDir),
+      simulatedLeftovers: [],
+      real: null,
+    },
     logs,
     history,
     linkTest: createLinkTest({ driver, registry, tasks, clock, log, onLost: (a) => history.noteFailure(a) }),
@@ -312,6 +319,18 @@ async function startOn(
       log.warn(
         { dataDir, devices: left },
         `${left.length} device(s) in this data folder are the simulator's (saved by an older version): select and forget them`,
+      );
+  } else if (resolve(cfg.dataDir) !== dataDir) {
+    // What an import or the real gateway's host saved in the real folder: named in the
+    // banner, since the simulator's own folder does not show it.
+    const { summarizeRealFolder } = await import('./sim/real-folder.ts');
+    svc.dataFolder.real = await summarizeRealFolder(resolve(cfg.dataDir));
+    const real = svc.dataFolder.real;
+    if (real)
+      log.warn(
+        { realDataDir: real.dir, devices: real.devices, groups: real.groups, scenes: real.scenes },
+        `SIMULATOR: the real data folder ${real.dir} holds ${real.devices} device(s), ${real.groups} group(s) and ` +
+          `${real.scenes} scene(s), which the simulator does not show: start with the gateway plugged in to use them`,
       );
   }
   await svc.firmware.init();

@@ -17,7 +17,7 @@ import {
   RaceLinkImportError,
   readRaceLinkFolder,
 } from './services/import/index.ts';
-import { DataDirLock, DataDirLockedError } from './state/data-lock.ts';
+import { DataDirLock, DataDirLockedError, lockedText } from './state/data-lock.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import { FirmwareStore } from './services/ota/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
@@ -27,7 +27,8 @@ import { ValidationError } from './errors.ts';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { nextSteps, simulatorFolderOf } from './import-next-steps.ts';
 
 interface Args {
   racelinkDir: string;
@@ -68,17 +69,14 @@ async function main(): Promise<number> {
   }
   // A real import holds the host's own data-folder lock while it writes: a running host
   // refuses it, and no host can start on the folder half-way through.
-  let lock: DataDirLock | null = null;
+  let locks: DataDirLock[] = [];
   if (!args.dryRun) {
-    try {
-      lock = await DataDirLock.acquire(args.dataDir);
-    } catch (err) {
-      if (!(err instanceof DataDirLockedError)) throw err;
-      console.error(
-        `import refused: ${err.message} (or import from its web UI: Settings → Import from RaceLink)`,
-      );
+    const taken = await lockFolders(args.dataDir);
+    if ('refused' in taken) {
+      console.error(`import refused: ${taken.refused}`);
       return 3;
     }
+    locks = taken.locks;
   }
   // Loading a data dir that has no state yet writes a fresh one: a dry run (which writes
   // nothing) then compares against an empty state in a temporary folder instead.
@@ -89,8 +87,43 @@ async function main(): Promise<number> {
   try {
     return await importInto(scratch ? { ...args, dataDir: scratch } : args);
   } finally {
-    await lock?.release();
+    for (const l of locks.reverse()) await l.release();
     if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Takes the data folder's lock and, when it has one, its simulator folder's: a host on the
+ * simulator (`npm start` with no gateway) owns `<data-dir>/simulator/`, not the folder
+ * itself, yet it is the host the user runs "on ./data" — an import then would not show on
+ * it (its state is the simulator's), so it is refused while that host runs too, and no such
+ * host can start half-way through.
+ */
+async function lockFolders(dataDir: string): Promise<{ locks: DataDirLock[] } | { refused: string }> {
+  const locks: DataDirLock[] = [];
+  try {
+    locks.push(await DataDirLock.acquire(dataDir));
+    const sim = simulatorFolderOf(dataDir);
+    if (existsSync(sim)) locks.push(await DataDirLock.acquire(sim));
+    return { locks };
+  } catch (err) {
+    for (const l of locks.reverse()) await l.release();
+    if (!(err instanceof DataDirLockedError)) throw err;
+    if (locks.length === 0) {
+      return {
+        refused: lockedText(err.dir, err.owner, 'import in its web UI (Settings → Import from RaceLink)'),
+      };
+    }
+    const who = err.owner
+      ? `pid ${err.owner.pid}${err.owner.port === null ? '' : `, port ${err.owner.port}`}`
+      : 'starting right now';
+    return {
+      refused:
+        `a Lightnet host on the simulator (${who}) runs on the data folder ${resolve(dataDir)}; its state ` +
+        `is the simulator's own, in ${err.dir}, so this import would not show on it. Stop that host, ` +
+        `import, then start it with the gateway plugged in to use the import (or, to practise on the ` +
+        `simulator, import in its web UI: Settings → Import from RaceLink).`,
+    };
   }
 }
 
@@ -126,6 +159,16 @@ async function importInto(args: Args): Promise<number> {
       if (result.kept_as)
         process.stdout.write(`The state before the import is kept in ${args.dataDir}/${result.kept_as}\n`);
       process.stdout.write(`(${ms.toFixed(0)} ms)\n`);
+      if (!args.dryRun) {
+        process.stdout.write(
+          nextSteps({
+            dataDir: args.dataDir,
+            racelinkDir: args.racelinkDir,
+            bin: process.env.LIGHTNET_BIN,
+            cwd: process.cwd(),
+          }),
+        );
+      }
     }
     return 0;
   } finally {

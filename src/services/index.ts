@@ -22,6 +22,7 @@ import type { BlackoutService } from './race/index.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
 import type { NetworksService } from './networks/index.ts';
 import type { RfMovesService } from './rf-moves/index.ts';
+import type { RealFolderSummary } from '../sim/real-folder.ts';
 
 export interface AppServices extends DevicesServices, ScenesServices {
   clock: Clock;
@@ -62,6 +63,10 @@ export interface AppServices extends DevicesServices, ScenesServices {
     simulated: boolean;
     /** Devices of the simulated fleet found in a real data folder (older versions saved them there). */
     simulatedLeftovers: string[];
+    /** The real data folder (`--data-dir`); on the simulator `dir` is another one unless `--sim-data-dir` names it. */
+    realDir: string;
+    /** On the simulator: what the real data folder holds (it does not show here), or null. */
+    real: RealFolderSummary | null;
   };
   /** Networks (one per gateway): gateway binding and the `GET /api/networks` list. */
   networks: NetworksService;

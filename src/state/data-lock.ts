@@ -54,10 +54,18 @@ export class DataDirLockedError extends Error {
 }
 
 function lockedMessage(dir: string, owner: LockOwner | null): string {
+  return lockedText(dir, owner, 'start this one with another --data-dir');
+}
+
+/**
+ * Who holds `dir` and what to do: stop that host first, or `otherwise` (a second host:
+ * "start this one with another --data-dir"; the import CLI: its web UI).
+ */
+export function lockedText(dir: string, owner: LockOwner | null, otherwise: string): string {
   if (!owner) {
     return (
       `the data folder ${dir} is being taken by another Lightnet host that is starting right now; ` +
-      `stop it first or use another --data-dir`
+      `stop it first, or ${otherwise}`
     );
   }
   const where = owner.host === hostname() ? '' : ` on machine ${owner.host}`;
@@ -66,7 +74,7 @@ function lockedMessage(dir: string, owner: LockOwner | null): string {
     owner.host === hostname() ? '' : ` If that host is no longer running, remove ${join(dir, LOCK_FILE)}.`;
   return (
     `the data folder ${dir} is in use by another Lightnet host (pid ${owner.pid}, ${port}${where}, ` +
-    `started ${owner.started}). Stop that host first, or start this one with another --data-dir.${gone}`
+    `started ${owner.started}). Stop that host first, or ${otherwise}.${gone}`
   );
 }
 

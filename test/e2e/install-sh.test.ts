@@ -4,7 +4,9 @@
  * dialout (written by useradd/groupadd --prefix into the root's etc files), the data dir it
  * owns, a hardened systemd unit that `systemd-analyze verify` accepts, the enable link; the
  * installed program starts; an update keeps the old version as `previous`, --rollback
- * switches back (and forward again); --uninstall keeps the data, --purge removes it.
+ * switches back (and forward again); --uninstall keeps the data, --purge removes it. A first
+ * install sets a generated password (printed once, kept in the settings file, which only root
+ * and the service's group read) unless --no-password; an update keeps it.
  * Needs root (useradd); skipped, saying so, otherwise.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,7 +15,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRelease, run, startPackaged, VERSION, type Release } from './release/artifacts.ts';
+import { bareEnv, buildRelease, run, startPackaged, VERSION, type Release } from './release/artifacts.ts';
 
 const isRoot = process.getuid?.() === 0;
 const hasUseradd = spawnSync('useradd', ['--help']).status === 0;
@@ -34,6 +36,9 @@ let nextUnpacked: string;
 const inRoot = (p: string): string => join(root, p);
 const install = (dir: string, ...args: string[]) =>
   run('bash', [join(dir, 'install.sh'), '--root', root, ...args]);
+const envFile = (): string => readFileSync(inRoot('etc/lightnet/lightnet.env'), 'utf8');
+const passwordIn = (env: string): string | undefined => env.match(/^LIGHTNET_PASSWORD=(.*)$/m)?.[1];
+let password = '';
 const passwdLine = (): string | undefined =>
   readFileSync(inRoot('etc/passwd'), 'utf8')
     .split('\n')
@@ -84,6 +89,14 @@ describe.skipIf(!isRoot || !hasUseradd)('install.sh into a temporary root', () =
     expect(await readFile(inRoot('etc/lightnet/lightnet.env'), 'utf8')).toMatch(
       /^LIGHTNET_HOST=0\.0\.0\.0$/m,
     );
+    // It listens on the network, so it got a password: generated, printed once, kept in the
+    // settings file that root owns and only the service's group may read.
+    password = passwordIn(envFile()) ?? '';
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(r.out).toContain(`the web UI password is: ${password}`);
+    expect(r.out).toContain('change it there, then sudo systemctl restart lightnet');
+    const env = statSync(inRoot('etc/lightnet/lightnet.env'));
+    expect([env.uid, env.gid, env.mode & 0o777]).toEqual([0, Number(gid), 0o640]);
 
     const unit = await readFile(inRoot('etc/systemd/system/lightnet.service'), 'utf8');
     for (const line of [
@@ -122,7 +135,14 @@ describe.skipIf(!isRoot || !hasUseradd)('install.sh into a temporary root', () =
 
   it('the-installed-program-starts-through-the-current-link', async () => {
     const data = join(work, 'run-data');
-    const host = await startPackaged(inRoot('opt/lightnet/current/bin/lightnet'), data);
+    // With the settings file's password (as the unit's EnvironmentFile gives it).
+    const host = await startPackaged(inRoot('opt/lightnet/current/bin/lightnet'), data, {
+      ...bareEnv(),
+      LIGHTNET_PASSWORD: password,
+    });
+    expect((await fetch(`${host.api}/devices`)).status).toBe(401);
+    const authed = await fetch(`${host.api}/devices`, { headers: { authorization: `Bearer ${password}` } });
+    expect(authed.status).toBe(200);
     expect(await host.stop()).toBe(0);
   });
 
@@ -138,6 +158,10 @@ describe.skipIf(!isRoot || !hasUseradd)('install.sh into a temporary root', () =
     await writeFile(inRoot('var/lib/lightnet/state.json'), '{"kept":true}');
     const up = install(nextUnpacked);
     expect(up.status, up.out).toBe(0);
+    // The update keeps the settings and their password, and prints no password.
+    expect(passwordIn(envFile())).toBe(password);
+    expect(up.out).not.toContain(password);
+    expect(up.out).not.toContain('WARNING');
     expect(readlinkSync(inRoot('opt/lightnet/current'))).toBe(NEXT);
     expect(readlinkSync(inRoot('opt/lightnet/previous'))).toBe(VERSION);
 
@@ -167,6 +191,8 @@ describe.skipIf(!isRoot || !hasUseradd)('install.sh into a temporary root', () =
     expect(existsSync(inRoot('etc/lightnet'))).toBe(false);
     expect(passwdLine()).toBeUndefined();
     expect(await readFile(inRoot('etc/group'), 'utf8')).toMatch(/^dialout:x:20:$/m);
+    // Its group goes too (a later install would otherwise fail to add the user).
+    expect(await readFile(inRoot('etc/group'), 'utf8')).not.toMatch(/^lightnet:/m);
 
     // Once more, with nothing left: it says so rather than "kept the data".
     const again = install(unpacked, '--uninstall');
@@ -191,5 +217,21 @@ describe.skipIf(!isRoot || !hasUseradd)('install.sh into a temporary root', () =
     expect(r.out).toContain('has no etc/passwd and etc/group');
     expect(existsSync(join(bare, 'opt'))).toBe(false);
     expect(existsSync(join(bare, 'etc'))).toBe(false);
+  });
+
+  it('no-password-is-a-loud-choice-and-an-update-without-one-says-so', async () => {
+    const r = install(unpacked, '--no-password');
+    expect(r.status, r.out).toBe(0);
+    expect(passwordIn(envFile())).toBeUndefined();
+    expect(envFile()).toMatch(/^#LIGHTNET_PASSWORD=/m);
+    expect(r.out).toContain('WARNING: no password (--no-password): anyone on');
+    expect(r.out).not.toContain('the web UI password is');
+    // An update of such an install (or of one from before passwords) says it again.
+    const up = install(nextUnpacked);
+    expect(up.status, up.out).toBe(0);
+    expect(up.out).toContain('WARNING: no password is set and the service listens on the network');
+    expect(passwordIn(envFile())).toBeUndefined();
+    const p = install(unpacked, '--uninstall', '--purge');
+    expect(p.status, p.out).toBe(0);
   });
 });

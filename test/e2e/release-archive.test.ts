@@ -119,6 +119,10 @@ describe('release archive', () => {
     const real = run(bin, ['import', RACELINK, '--data-dir', data], { env: bareEnv() });
     expect(real.status, real.out).toBe(0);
     expect(real.out).toContain('Imported and saved.');
+    // The next steps name this release's own commands (not npm's).
+    expect(real.out).toContain(`\n  ${bin} --data-dir ${data}\n`);
+    expect(real.out).toContain(`${bin} import ${RACELINK} --data-dir ${join(data, 'simulator')}`);
+    expect(real.out).not.toContain('npm ');
     const state = JSON.parse(await readFile(join(data, 'state.json'), 'utf8')) as {
       devices: unknown[];
       groups: unknown[];

@@ -19,6 +19,8 @@ export interface HostOptions {
   seed?: number;
   timeScale?: number;
   dataDir?: string;
+  /** The simulator's own folder (default: the data dir itself). */
+  simDataDir?: string;
   password?: string;
   allowedHosts?: string[];
   prefix?: string;
@@ -65,8 +67,8 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     host: '127.0.0.1',
     prefix: o.prefix ?? '/lightnet',
     dataDir,
-    // The temp folder is the simulator's own (every test runs on it).
-    simDataDir: dataDir,
+    // The temp folder is the simulator's own (every test runs on it) unless a test sets one.
+    simDataDir: o.simDataDir ?? dataDir,
     gateway: o.gateway ?? { kind: 'sim' },
     gatewayText: o.gateway?.kind ?? 'sim',
     simNodes: o.nodes ?? 6,

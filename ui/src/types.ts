@@ -96,7 +96,15 @@ export interface Health {
   /** A password protects this host (sessions exist, so logging out means something). */
   auth?: boolean;
   /** The folder the host keeps its state in; `simulated`: the simulator's own one. */
-  data?: { dir: string; simulated: boolean; simulated_leftovers?: string[] };
+  data?: {
+    dir: string;
+    simulated: boolean;
+    /** The real data folder (`dir` on a real gateway; on the simulator another one, unless --sim-data-dir names it). */
+    real_dir?: string;
+    simulated_leftovers?: string[];
+    /** On the simulator: what the real data folder holds (not shown here), or null. */
+    real?: { dir: string; devices: number; groups: number; scenes: number } | null;
+  };
 }
 
 /** SSE `scene_progress`: the host's own type. */

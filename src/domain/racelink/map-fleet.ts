@@ -201,7 +201,11 @@ export function mapDevices(
   }
 }
 
-/** Networks (state schema 2+): shown, not created — Lightnet drives one gateway today. */
+/**
+ * Networks (state schema 2+): shown, not created. Lightnet's networks are made by its
+ * gateways (one each, bound when they answer), so the imported devices join network 1 and a
+ * device heard by another network's gateway is moved there by its full MAC.
+ */
 export function reportNetworks(rl: RaceLinkState, r: ReportBuilder): void {
   if (!rl.networks.length) return;
   for (const n of rl.networks) {
@@ -218,13 +222,14 @@ export function reportNetworks(rl: RaceLinkState, r: ReportBuilder): void {
       typeof n.name === 'string' && n.name ? n.name : id || '(unnamed)',
       'skip',
       `${kind}, gateway ${mac}, ${typeof n.region === 'string' ? n.region : 'EU868'} ${channel}; ` +
-        `${devices} devices: Lightnet has one network until multi-gateway support lands, so they join it`,
+        `${devices} devices: networks are not imported, they join network 1`,
     );
   }
   if (rl.networks.length > 1)
     r.warn(
-      `${rl.networks.length} RaceLink networks were merged into Lightnet's one network: ` +
-        'devices on another gateway or channel are not reachable from this one until multi-gateway support lands',
+      `${rl.networks.length} RaceLink networks: their devices all join Lightnet's network 1. With the other ` +
+        'gateways plugged in, give each its own network (Settings → Networks…: new network, assign its gateway); ' +
+        'a device that gateway hears then moves to its network by itself',
     );
   if (rl.networks.some((n) => n.kind === 'ethernet'))
     r.warn('Ethernet networks are not supported by Lightnet: their devices are kept but cannot be reached');

@@ -284,7 +284,10 @@ export function mapScenes(
       }
     });
     if (isRecord(raw.network_scope) && raw.network_scope.mode === 'explicit')
-      r.warn(`scene "${label}": its network scope (explicit networks) is dropped: Lightnet has one network`);
+      r.warn(
+        `scene "${label}": its network scope (explicit networks) is dropped: networks are not imported ` +
+          '(it runs on every network with members; set a scope in the scene editor)',
+      );
     const s = raw.stop_on_error;
     const stop = !(
       s === false ||

@@ -36,7 +36,10 @@ export const systemRoutes = (svc: AppServices, host: { auth: boolean }) => async
       data: {
         dir: svc.dataFolder.dir,
         simulated: svc.dataFolder.simulated,
+        real_dir: svc.dataFolder.realDir,
         simulated_leftovers: svc.dataFolder.simulatedLeftovers,
+        // On the simulator: what the real data folder holds (counts), which it does not show.
+        real: svc.dataFolder.real,
       },
     };
   });

@@ -2,14 +2,17 @@
  * One host per data folder, with real processes: a second host on the same folder exits
  * at once (code 3) naming the folder and the owner's pid and port; after the owner is
  * killed with -9 a new host takes the stale lock over; two hosts starting at once over a
- * stale lock end with exactly one running; a clean shutdown removes the lock.
+ * stale lock end with exactly one running; a clean shutdown removes the lock. The import
+ * CLI is refused while a host on the simulator holds the folder's `simulator/` subfolder.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLUB } from '../../unit/import/racelink-files.ts';
 import { freePort, startCli } from '../harness.ts';
 
 const ARGS = ['--sim-nodes', '1', '--wifi', 'none', '--log-level', 'warn'];
@@ -144,6 +147,61 @@ describe('data folder lock', () => {
       expect((await lockOwner(dataDir)).pid).toBe(winner.child.pid);
       winner.child.kill('SIGTERM');
       expect((await winner.done).code).toBe(0);
+    },
+  );
+
+  it(
+    'an-import-is-refused-while-a-simulator-host-runs-on-the-folder-and-then-named-by-it',
+    { timeout: 120_000 },
+    async () => {
+      // The layout of `npm start` with no gateway: --data-dir ./data, the simulator in ./data/simulator.
+      const dataDir = await tmp();
+      const simDir = join(dataDir, 'simulator');
+      const asUsual = [...ARGS, '--sim-data-dir', simDir];
+      const port = await freePort();
+      const host = await startCli(dataDir, port, asUsual);
+      children.push(host);
+      expect((await lockOwner(simDir)).pid).toBe(host.pid);
+
+      const importCli = () =>
+        promisify(execFile)(process.execPath, [
+          '--import',
+          'tsx',
+          'src/import-cli.ts',
+          CLUB,
+          '--data-dir',
+          dataDir,
+        ]);
+      const refused = await importCli().then(
+        () => null,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(refused?.code).toBe(3);
+      expect(refused?.stderr).toContain(
+        `import refused: a Lightnet host on the simulator (pid ${host.pid}, port ${port}) runs on the data folder ${dataDir}`,
+      );
+      // Nothing written, and the folder is free again for the host that owns neither lock.
+      expect(existsSync(join(dataDir, 'state.json'))).toBe(false);
+      expect(existsSync(join(dataDir, 'lightnet.lock'))).toBe(false);
+
+      host.kill('SIGTERM');
+      expect(await exited(host)).toBe(0);
+      const done = await importCli();
+      expect(done.stdout).toContain('Imported and saved.');
+      expect(done.stdout).toContain(`Next: start Lightnet on ${dataDir} with the radio gateway plugged in`);
+
+      // The simulator host started again says what the real folder now holds.
+      const again = await startCli(dataDir, port, asUsual);
+      children.push(again);
+      const health = (await (await fetch(`http://127.0.0.1:${port}/lightnet/api/health`)).json()) as {
+        data: { dir: string; real: unknown };
+      };
+      expect(health.data).toMatchObject({
+        dir: simDir,
+        real: { dir: dataDir, devices: 24, groups: 4, scenes: 5 },
+      });
+      again.kill('SIGTERM');
+      expect(await exited(again)).toBe(0);
     },
   );
 });

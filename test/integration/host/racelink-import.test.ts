@@ -208,7 +208,7 @@ describe('npm run import (CLI) → the host starts from what it wrote', () => {
       await expect(cli()).rejects.toMatchObject({
         code: 3,
         stderr: expect.stringMatching(
-          /import refused: the data folder .* is in use by another Lightnet host \(pid \d+, port 5077/,
+          /import refused: the data folder .* is in use by another Lightnet host \(pid \d+, port 5077, started [^)]+\)\. Stop that host first, or import in its web UI \(Settings → Import from RaceLink\)\.$/m,
         ),
       });
       await lock.release();

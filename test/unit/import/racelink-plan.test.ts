@@ -213,7 +213,7 @@ describe('RaceLink import: later formats (rl_ names, schema 3 nested, networks, 
   const p = plan(LATER);
   const s = p.state;
 
-  it('reads the rl_ names and the nested state; networks are reported, their devices join the one network', () => {
+  it('reads the rl_ names and the nested state; networks are reported, their devices join network 1', () => {
     expect(p.report.source).toMatchObject({
       config_file: 'rl_standalone_config.json',
       state_schema: 3,
@@ -224,8 +224,10 @@ describe('RaceLink import: later formats (rl_ names, schema 3 nested, networks, 
     expect(nets[1]?.detail).toContain('gateway 112233445566');
     expect(nets[1]?.detail).toContain('channel 3');
     expect(p.report.warnings.join('\n')).toContain(
-      "2 RaceLink networks were merged into Lightnet's one network",
+      "2 RaceLink networks: their devices all join Lightnet's network 1",
     );
+    expect(p.report.warnings.join('\n')).toContain('Settings → Networks…');
+    expect(JSON.stringify(p.report)).not.toContain('until multi-gateway support lands');
     expect(s.devices.find((d) => d.name === 'Pit Gate 🏁 1')?.groupId).toBe(1);
   });
 

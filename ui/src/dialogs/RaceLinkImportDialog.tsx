@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import type { ImportReport, ItemAction, ItemKind } from '../../../src/domain/racelink/types.ts';
 import { post } from '../api.ts';
+import { health } from '../store.ts';
 import { toast } from '../toasts.ts';
 import { Modal } from './Modal.tsx';
 
@@ -203,6 +204,7 @@ export function RaceLinkImportDialog({ onClose }: { onClose: () => void }) {
         what will change before anything is written; the current state is kept as a backup file first.
         Importing the same folder again changes nothing.
       </p>
+      <SimulatorNote />
       {(p.kind === 'pick' || p.kind === 'error') && picker}
       {p.kind === 'error' && (
         <p class="error-text" role="alert" data-testid="import-error">
@@ -255,5 +257,23 @@ export function RaceLinkImportDialog({ onClose }: { onClose: () => void }) {
         </>
       )}
     </Modal>
+  );
+}
+
+/**
+ * On the simulator the import lands in the simulator's own folder: said before the operator
+ * picks, so nobody imports here for race day and then finds nothing on the real gateway.
+ */
+function SimulatorNote() {
+  const data = health.value?.data;
+  if (!data?.simulated) return null;
+  if (data.real_dir === undefined || data.real_dir === data.dir) return null;
+  return (
+    <p class="warn-text" data-testid="import-simulator-note">
+      This host runs on the simulator: an import here goes into its own folder <code>{data.dir}</code>, to
+      practise with; the real data folder <code>{data.real_dir}</code> is not changed. For race day, import
+      with the gateway plugged in, or stop the host and import into <code>{data.real_dir}</code> on the
+      command line (<code>npm run import</code>, in a release <code>bin/lightnet import</code>).
+    </p>
   );
 }

@@ -37,6 +37,7 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
     </button>
   );
   const perNetwork = perNetworkBanners();
+  const real = health.value?.data?.simulated ? health.value.data.real : null;
   return (
     <div class="banners">
       {link.value === 'lost' && (
@@ -81,9 +82,19 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
             {health.value?.data?.simulated && (
               <>
                 {' '}
-                Simulated devices are kept in <code data-testid="sim-data-dir">{health.value.data.dir}</code>,
-                apart from the real data folder.
+                Simulated devices are kept in <code data-testid="sim-data-dir">{health.value.data.dir}</code>
+                {health.value.data.dir === health.value.data.real_dir
+                  ? ', the real data folder itself (--sim-data-dir names it): they are saved with the real devices.'
+                  : ', apart from the real data folder.'}
               </>
+            )}
+            {real && (
+              <span data-testid="sim-real-folder">
+                {' '}
+                The real data folder <code>{real.dir}</code> holds {realContents(real)}, not shown on the
+                simulator: plug in the gateway and restart the host to use them, or practise with a RaceLink
+                setup here through ⚙ Settings → Import from RaceLink.
+              </span>
             )}
           </span>
         </div>
@@ -108,4 +119,18 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
       )}
     </div>
   );
+}
+
+const counted = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** "24 devices, 4 groups and 5 scenes" (only what there is). */
+function realContents(r: { devices: number; groups: number; scenes: number }): string {
+  const parts = [
+    r.devices > 0 ? counted(r.devices, 'device') : null,
+    r.groups > 0 ? counted(r.groups, 'group') : null,
+    r.scenes > 0 ? counted(r.scenes, 'scene') : null,
+  ].filter((p): p is string => p !== null);
+  return parts.length > 1
+    ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`
+    : (parts[0] ?? '');
 }
