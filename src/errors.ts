@@ -7,6 +7,11 @@ export class ValidationError extends Error {
   override readonly name = 'ValidationError';
 }
 
+/** The request's content type is not the one the route reads (415); the message names both. */
+export class UnsupportedMediaTypeError extends Error {
+  override readonly name = 'UnsupportedMediaTypeError';
+}
+
 export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
 }

@@ -1,5 +1,5 @@
 /**
- * Builds the Fastify app: body parsing that tolerates empty or non-JSON bodies,
+ * Builds the Fastify app: JSON body parsing (json-body.ts),
  * security (optional password, cross-origin refusal), JSON 404/405, the error
  * mapper, the SSE stream and one plugin per resource, all under the mount prefix.
  */
@@ -13,6 +13,7 @@ import Fastify, {
 import type { AppServices } from '../services/index.ts';
 import { ConnectionDrain } from './connection-drain.ts';
 import { installDurableAck } from './durable-ack.ts';
+import { installJsonBodies } from './json-body.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
 import { StaticAnswers } from './static-answers.ts';
@@ -105,17 +106,8 @@ export async function buildApp(
   });
   const prefix = opts.prefix === '/' ? '' : opts.prefix.replace(/\/+$/, '');
 
-  // Convention 1: an empty or non-JSON body is treated as {}.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (!text.trim()) return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(null, {});
-    }
-  });
+  // Bodies are JSON (an absent or blank body is {}); malformed JSON is a 400, another type a 415.
+  installJsonBodies(app);
 
   // Which methods exist per path, so an unknown method answers 405 rather than 404.
   const methodsByPath = new Map<string, Set<string>>();

@@ -1,5 +1,5 @@
 /**
- * One place that maps errors to HTTP answers: typed service errors to 400/404/409/503,
+ * One place that maps errors to HTTP answers: typed service errors to 400/404/409/415/503,
  * Fastify's own client errors to their 4xx, everything else to a JSON 500 that names
  * the error type but never leaks a stack or a path.
  */
@@ -12,6 +12,7 @@ import {
   PersistenceError,
   SceneRunningError,
   UnavailableError,
+  UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -20,6 +21,8 @@ export function errorHandler(log: Logger) {
   return (err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): void => {
     if (err instanceof ValidationError) {
       void reply.code(400).send({ ok: false, error: err.message });
+    } else if (err instanceof UnsupportedMediaTypeError) {
+      void reply.code(415).send({ ok: false, error: err.message });
     } else if (err instanceof NotFoundError) {
       void reply.code(404).send({ ok: false, error: err.message });
     } else if (err instanceof BusyError) {
@@ -60,7 +63,7 @@ function clientMessage(err: FastifyError): string {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'body: too large (limit 1 MiB)';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'body: unsupported content type';
+      return 'content-type: not a valid media type (expected application/json)';
     default:
       return sanitize(err.message);
   }

@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../errors.ts';
+import { MULTIPART_MEDIA, unsupportedType } from './json-body.ts';
 
 export interface MultipartUpload {
   fields: Record<string, string>;
@@ -20,7 +21,8 @@ export interface MultipartLimits {
 }
 
 export async function readMultipart(req: FastifyRequest, limits: MultipartLimits): Promise<MultipartUpload> {
-  if (!req.isMultipart()) throw new ValidationError('body: expected multipart/form-data with a file part');
+  // A body of another type was refused by the parser (json-body.ts); this is one without a body.
+  if (!req.isMultipart()) throw unsupportedType(MULTIPART_MEDIA, req.headers['content-type']);
   const fields: Record<string, string> = {};
   let file: MultipartUpload['file'] = null;
   let tooLarge = 0;
@@ -88,7 +90,7 @@ export async function readMultipartFiles(
   req: FastifyRequest,
   limits: MultipartFilesLimits,
 ): Promise<{ fields: Record<string, string>; files: { path: string; bytes: Buffer }[] }> {
-  if (!req.isMultipart()) throw new ValidationError('body: expected multipart/form-data with file parts');
+  if (!req.isMultipart()) throw unsupportedType(MULTIPART_MEDIA, req.headers['content-type']);
   const fields: Record<string, string> = {};
   const files: { path: string; bytes: Buffer }[] = [];
   let total = 0;

@@ -3,7 +3,9 @@
  * (DNS rebinding), state-changing requests from another origin are refused (CSRF), and
  * with a password every route but health and login needs the session cookie (HttpOnly,
  * SameSite=Strict, idle and absolute lifetime, ended by logout) or `Authorization: Bearer`.
- * Wrong passwords are throttled per client (429 + Retry-After).
+ * Wrong passwords are throttled per client (429 + Retry-After). Bodies are JSON only
+ * (json-body.ts): the types a foreign page can send without a CORS preflight (text/plain,
+ * forms) answer 415, so even a client that sent no Origin could not forge a JSON request.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';

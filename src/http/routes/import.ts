@@ -24,7 +24,8 @@ const flag = (v: unknown): boolean => v === '1' || v === 'true' || v === 'yes';
 export const importRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   await api.register(multipart, { throwFileSizeLimit: false });
 
-  api.post<{ Querystring: { dry_run?: string; backup?: string } }>('/import/racelink', async (req) => {
+  const opts = { config: { body: 'multipart' as const } };
+  api.post<{ Querystring: { dry_run?: string; backup?: string } }>('/import/racelink', opts, async (req) => {
     const dryRun = flag(req.query.dry_run);
     if (!dryRun) svc.tasks.assertIdle();
     const up = await readMultipartFiles(req, { ...IMPORT_LIMITS, allowedFields: ['dry_run', 'backup'] });

@@ -15,7 +15,7 @@ const selectSchema = z.object({ name: z.string({ error: 'must be a string' }).mi
 export const ledPresetRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   await api.register(multipart, { throwFileSizeLimit: false });
 
-  api.post('/presets/upload', async (req) => {
+  api.post('/presets/upload', { config: { body: 'multipart' } }, async (req) => {
     svc.tasks.assertIdle();
     const up = await readMultipart(req, { hardMaxBytes: PRESETS_MAX_BYTES, allowedFields: ['kind', 'name'] });
     svc.tasks.assertIdle();

@@ -12,7 +12,7 @@ import { bodyObject, parseBody } from '../validation.ts';
 export const otaRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   await api.register(multipart, { throwFileSizeLimit: false });
 
-  api.post('/fw/upload', async (req) => {
+  api.post('/fw/upload', { config: { body: 'multipart' } }, async (req) => {
     svc.tasks.assertIdle();
     const up = await readMultipart(req, {
       hardMaxBytes: UPLOAD_LIMITS.firmware.max,

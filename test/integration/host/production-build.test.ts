@@ -55,7 +55,11 @@ describe('production build', () => {
       }
       expect(ready, stderr).toBe(true);
 
-      const task = (await json(`${api}/discover`, { method: 'POST', body: '{}' })).task as { id: number };
+      const jsonType = { 'content-type': 'application/json' };
+      const task = (await json(`${api}/discover`, { method: 'POST', headers: jsonType, body: '{}' }))
+        .task as {
+        id: number;
+      };
       for (let i = 0; i < 1500; i++) {
         const t = (await json(`${api}/task`)).task as { id: number; state: string };
         if (t.id === task.id && t.state !== 'running') break;
@@ -83,7 +87,11 @@ describe('production build', () => {
       expect(await json(`${api}/health`)).toMatchObject({
         data: { dir: join(dir, 'data', 'simulator'), simulated: true },
       });
-      const bad = await fetch(`${api}/scenes`, { method: 'POST', body: JSON.stringify({ label: '' }) });
+      const bad = await fetch(`${api}/scenes`, {
+        method: 'POST',
+        headers: jsonType,
+        body: JSON.stringify({ label: '' }),
+      });
       expect(bad.status).toBe(400);
 
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

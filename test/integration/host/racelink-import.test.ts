@@ -165,7 +165,8 @@ describe('POST /api/import/racelink', () => {
       expect(badZip.status).toBe(400);
       expect(badZip.body.error).toMatch(/^x.zip: /);
       const none = await h.post<Answer>('/api/import/racelink', {});
-      expect(none.status).toBe(400);
+      expect(none.status).toBe(415);
+      expect(none.body.error).toBe('content-type: expected multipart/form-data, got application/json');
       const big = await upload(h, [
         { name: 'files', filename: 'scenes.json', data: Buffer.alloc(17 * 1024 * 1024, 0x20) },
       ]);
