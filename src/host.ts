@@ -22,7 +22,7 @@ import type { AppServices } from './services/index.ts';
 import { createBackup } from './services/backup/index.ts';
 import { createRaceLinkImport } from './services/import/index.ts';
 import { createIntegration, type IntegrationService } from './services/integration/index.ts';
-import { LookMemory, createRaceLights } from './services/integration/laps/index.ts';
+import { LookMemory, createRaceLights, raceLightGatesOf } from './services/integration/laps/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta } from './services/ota/index.ts';
@@ -277,6 +277,16 @@ async function startOn(
   };
   const unsubs = wireEvents(svc);
   unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
+  // A forgotten device: its history goes, the scenes naming it are reported, and a simulated
+  // left-over that was forgotten is no longer one.
+  devices.deviceForget.onForget((addrs) => {
+    history.drop(addrs);
+    svc.dataFolder.simulatedLeftovers = svc.dataFolder.simulatedLeftovers.filter((a) => !addrs.has(a));
+  });
+  devices.deviceForget.setReferences((addrs) => ({
+    scenes: scenes.scenes.targeting(addrs),
+    race_lights: raceLightGatesOf(raceLights.settings.get(), addrs),
+  }));
 
   // HTTP first, so `phase: booting` is observable while state and link come up.
   const { app, sse, fastReads } = await buildApp(svc, {

@@ -112,13 +112,14 @@ describe('the Networks dialog actions', () => {
       expect(await del1.isDisabled()).toBe(true);
       const count = (await nets(h)).find((n) => n.id === 1)!.device_count;
       expect(count).toBeGreaterThan(0);
-      const reason = `Move or forget its ${count} device${count === 1 ? '' : 's'} first`;
+      const them = count === 1 ? 'it' : 'them';
+      const reason = `Forget its ${count} device${count === 1 ? '' : 's'} first (Devices → tick ${them} → Forget…), or let another network's gateway discover ${them}`;
       expect(await one.getByTestId('network-delete-why').textContent()).toBe(reason);
       expect(await del1.getAttribute('title')).toBe(reason);
       const refused = await fetch(`${h.url}/api/networks/1`, { method: 'DELETE' });
       expect(refused.status).toBe(409);
       expect(((await refused.json()) as { error: string }).error).toMatch(
-        /still has \d+ device\(s\): move or forget them first/,
+        /still has \d+ device\(s\): forget them \(Devices → tick them → Forget…, or POST \/api\/devices\/forget\)/,
       );
       // The empty one offers it, with no reason shown.
       expect(await card.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * Devices capability: the device list's tasks (discovery, status), rename/regroup,
+ * Devices capability: the device list's tasks (discovery, status), rename/regroup, forget,
  * control, indicate, raw config; and groups (create, rename, delete with renumbering,
  * force re-sync). GET /devices and /groups are served by lists.ts from the list cache.
  */
@@ -33,6 +33,8 @@ const updateMetaSchema = z.object({
   groupId: nullable(zInt(0, 254)),
   name: nullable(z.string({ error: 'must be a string' })),
 });
+
+const forgetSchema = z.object({ macs: zMacList.min(1, 'must not be empty') });
 
 const controlSchema = z.object({
   macs: nullable(zMacList.min(1, 'must not be empty')),
@@ -85,6 +87,12 @@ export const deviceRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     const [only] = macs;
     if (macs.length !== 1 || !only) throw new ValidationError('macs: a rename takes exactly one device');
     return { ok: true, ...svc.deviceMeta.rename(only, b.name) };
+  });
+
+  // On disk before the answer (the Store commit is awaited); 404 naming an unknown address.
+  api.post('/devices/forget', async (req) => {
+    const b = parseBody(forgetSchema, bodyObject(req.body));
+    return { ok: true, ...(await svc.deviceForget.forget(parseAddrList(b.macs, 'macs'))) };
   });
 
   api.post('/devices/control', async (req, reply) => {

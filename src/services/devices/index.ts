@@ -15,6 +15,7 @@ import { DiscoveryService } from './discovery.ts';
 import { GroupService } from './groups.ts';
 import { MasterView } from './master-view.ts';
 import { DeviceMetaService } from './meta.ts';
+import { DeviceForgetService } from './forget.ts';
 import { DeviceRegistry } from './registry.ts';
 import { StatusService } from './status.ts';
 import { RecoveryService } from './recovery.ts';
@@ -26,6 +27,7 @@ export { DiscoveryService } from './discovery.ts';
 export { GroupService } from './groups.ts';
 export { MasterView, type GatewaySnapshot } from './master-view.ts';
 export { DeviceMetaService } from './meta.ts';
+export { DeviceForgetService, type ForgetHook, type ForgetReferences, type ForgetResult } from './forget.ts';
 export { DeviceRegistry, type DeviceRow } from './registry.ts';
 export { StatusService } from './status.ts';
 export {
@@ -61,6 +63,8 @@ export interface DevicesServices {
   discovery: DiscoveryService;
   status: StatusService;
   deviceMeta: DeviceMetaService;
+  /** Forgetting devices (registry, groups; other capabilities hook in). */
+  deviceForget: DeviceForgetService;
   control: ControlService;
   /** Field recovery: rejoining nodes put back into their stored groups. */
   recovery: RecoveryService;
@@ -77,8 +81,14 @@ export function createDevices(d: DevicesDeps): DevicesServices {
     { driver, registry, store, clock: d.clock, bus: d.bus, log: d.log.child({ mod: 'recovery' }) },
     d.recovery,
   );
+  const deviceForget = new DeviceForgetService({ store, tasks, log: d.log.child({ mod: 'devices' }) });
+  deviceForget.onForget((addrs) => {
+    registry.dropTransient(addrs);
+    recovery.drop(addrs);
+  });
   return {
     recovery,
+    deviceForget,
     restoreGroups: new RestoreGroupsTask({ recovery, registry, groups, tasks, clock: d.clock, driver }),
     master,
     registry,

@@ -89,6 +89,15 @@ export class DeviceRegistry {
     return d;
   }
 
+  /** Drops what is held in memory about forgotten devices (a returning node starts clean). */
+  dropTransient(addrs: ReadonlySet<Addr>): void {
+    for (const a of addrs) {
+      this.restoreCooldown.delete(a);
+      this.pendingConfig.delete(a);
+      this.offlineReasons.delete(a);
+    }
+  }
+
   /** Remembers a CONFIG sent to a device so its ACK can update configByte. */
   noteConfigSent(addr: Addr, option: number, data0: number): void {
     if (option in CONFIG_BYTE_BITS) this.pendingConfig.set(addr, { option, data0 });

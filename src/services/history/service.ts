@@ -139,6 +139,11 @@ export class HistoryService {
     return out;
   }
 
+  /** Forgets devices' history (they were forgotten; a node that returns starts a new one). */
+  drop(addrs: Iterable<Addr>): void {
+    for (const a of addrs) this.tracks.delete(a);
+  }
+
   /** Bytes held by every device's sample arrays. */
   memoryBytes(): number {
     let n = 0;

@@ -137,10 +137,13 @@ export async function deleteNetwork(store: Store, id: number): Promise<void> {
     throw new ValidationError(`${n.name} is the only network: every device must belong to one`);
   const devices = store.state.devices.filter((d) => d.network_id === id).length;
   if (devices > 0)
-    throw new ConflictError(`${n.name} still has ${devices} device(s): move or forget them first`, {
-      code: 'network_in_use',
-      devices,
-    });
+    throw new ConflictError(
+      `${n.name} still has ${devices} device(s): forget them (Devices → tick them → Forget…, or POST /api/devices/forget) or let another network's gateway discover them first`,
+      {
+        code: 'network_in_use',
+        devices,
+      },
+    );
   if (n.gateway_mac !== null)
     throw new ConflictError(`${n.name} still has gateway ${n.gateway_mac}: release it first`, {
       code: 'network_in_use',

@@ -10,7 +10,9 @@ import { allocateId } from '../../domain/model.ts';
 import { asBool } from '../../domain/input.ts';
 import { isoSeconds, slugify, uniqueKey } from '../../domain/scenes/keys.ts';
 import { validateSceneActions, type Scene, type SceneAction } from '../../domain/scenes/validation.ts';
+import type { ActionTarget } from '../../domain/scenes/types.ts';
 import type { Logger } from '../../logger.ts';
+import type { Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
 import { renumberActions } from '../../domain/scenes/renumber.ts';
 import type { NativePresetService } from './native-presets.ts';
@@ -125,6 +127,20 @@ export class SceneService {
       src.stop_on_error,
       src.networks ? [...src.networks] : null,
     );
+  }
+
+  /** Scenes with an action (or an offset_group child) that targets one of `addrs` by address. */
+  targeting(addrs: ReadonlySet<Addr>): { key: string; label: string }[] {
+    const hits = (t: ActionTarget): boolean => t.kind === 'device' && addrs.has(t.value);
+    return this.deps.store.state.scenes
+      .filter((sc) =>
+        sc.actions.some(
+          (a) =>
+            (a.kind !== 'delay' && a.kind !== 'sync' && hits(a.target)) ||
+            (a.kind === 'offset_group' && a.actions.some((c) => hits(c.target))),
+        ),
+      )
+      .map((sc) => ({ key: sc.key, label: sc.label }));
   }
 
   /**

@@ -208,4 +208,29 @@ describe('durability under kill -9', () => {
   it('kill-9-with-a-2.4-MB-state-loses-no-acknowledged-change', async () => {
     await killCycles(bundle, 4700, CYCLES || 2, SEED + 1); // ~2.4 MB state
   }, 300_000);
+
+  it('a-forget-answered-200-survives-kill-9', async () => {
+    const dataDir = await tmpData('lightnet-forget-kill9-');
+    const state = fleetState(200, 8);
+    await writeFile(join(dataDir, 'state.json'), serializeState(state));
+    // Spread over the list, so the journal carries deletions from its middle.
+    const gone = state.devices.filter((_, i) => i % 17 === 3).map((d) => d.addr);
+    const host = await startHostProc(bundle.main, dataDir);
+    try {
+      const r = await api(host.api, 'POST', '/devices/forget', { macs: gone });
+      expect(r.status).toBe(200);
+      // Killed the moment the answer arrived: no shutdown flush, no compaction.
+      host.child.kill('SIGKILL');
+    } finally {
+      await host.kill();
+    }
+    const again = await startHostProc(bundle.main, dataDir);
+    try {
+      const served = (await api<{ devices: { addr: string }[] }>(again.api, 'GET', '/devices')).body.devices;
+      expect(served).toHaveLength(200 - gone.length);
+      expect(served.filter((d) => gone.includes(d.addr))).toEqual([]);
+    } finally {
+      await again.kill();
+    }
+  }, 120_000);
 });

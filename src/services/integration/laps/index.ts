@@ -15,7 +15,14 @@ import { RaceLightsFile, defaultRaceLights, type RaceLightsSettings } from './se
 
 export { LookMemory } from './looks.ts';
 export { RaceLightsService, type LapEvent, type PhaseEvent } from './service.ts';
-export { raceLightsSchema, PHASES, type RaceLightsSettings, type Gate, type Phase } from './settings.ts';
+export {
+  raceLightsSchema,
+  raceLightGatesOf,
+  PHASES,
+  type RaceLightsSettings,
+  type Gate,
+  type Phase,
+} from './settings.ts';
 
 /** The settings as last saved (defaults until loaded or when the file is absent). */
 export class RaceLightsSettingsStore {

@@ -134,3 +134,13 @@ export class RaceLightsFile {
     return writeFileDurable(join(this.dataDir, FILE), JSON.stringify(s, null, 2) + '\n');
   }
 }
+
+/** The gates set to one of `addrs` (`seat 2`, `all seats`, `finish`): forgetting reports them. */
+export function raceLightGatesOf(s: RaceLightsSettings, addrs: ReadonlySet<string>): string[] {
+  const hit = (g: Gate | null): boolean => g?.kind === 'device' && addrs.has(g.value);
+  return [
+    ...(hit(s.all_seats_gate) ? ['all seats'] : []),
+    ...s.seats.filter((x) => hit(x.gate)).map((x) => `seat ${x.seat}`),
+    ...(hit(s.finish_gate) ? ['finish'] : []),
+  ];
+}
