@@ -18,6 +18,7 @@ import { warnPerCellOf } from '../common/battery-cells.ts';
 import { registerShortcut } from '../keys.ts';
 import { raceMode } from '../race/race-mode.ts';
 import { lazy } from '../common/lazy.ts';
+import { forgetDevices } from './forget.ts';
 
 // The dialogs are chunks of their own (common/lazy.ts): the first screen is the table.
 const DiscoverDialog = lazy(() => import('./DeviceDialogs.tsx').then((m) => m.DiscoverDialog));
@@ -330,6 +331,27 @@ export function DevicesPage() {
           >
             Move
           </button>
+          {!race && (
+            <button
+              type="button"
+              class="danger"
+              data-testid="forget-devices"
+              onClick={() =>
+                void forgetDevices(selected).then((done) => {
+                  if (done) selection.value = new Set();
+                })
+              }
+              disabled={busy || !selected.length}
+              title={
+                busyTitle ||
+                (selected.length
+                  ? `Remove the ${selected.length} ticked device${selected.length === 1 ? '' : 's'} from the list (asks first)`
+                  : 'Tick the devices to forget')
+              }
+            >
+              Forget…
+            </button>
+          )}
           {selected.length > 0 && (
             <button type="button" class="ghost" onClick={() => (selection.value = new Set())}>
               Clear selection
