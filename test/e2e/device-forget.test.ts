@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetState } from '../../bench/fleet-state.ts';
 import { serializeState } from '../../src/state/migrations.ts';
+import { ScaledClock } from '../../src/clock.ts';
+import { createFleet } from '../../src/sim/fleet.ts';
+import { startSimTcpServer } from '../../src/sim/sim-host.ts';
 import { withHost, type Harness } from '../integration/harness.ts';
+import { discoverAll } from '../integration/host/helpers.ts';
 import { testTempDir } from '../temp-dir.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 
@@ -110,5 +114,44 @@ describe('forgetting devices in the web UI', () => {
       expect(b.errorToasts).toEqual([]);
       expect(b.errors).toEqual([]);
     });
+  });
+
+  it('the-left-over-simulated-devices-banner-forgets-them-with-one-confirmation', async () => {
+    const dataDir = await testTempDir('lightnet-e2e-leftovers-');
+    // A real-looking fleet behind a TCP gateway; the simulator's devices saved in its folder.
+    const fleet = createFleet({ nodes: 2, seed: 99, clock: new ScaledClock(1) });
+    fleet.start();
+    await fleet.gateway.whenBooted();
+    const tcp = await startSimTcpServer({ host: '127.0.0.1', port: 0, fleet });
+    try {
+      let simulated: string[] = [];
+      await withHost({ nodes: 3, seed: 1, dataDir }, async (h) => {
+        simulated = (await discoverAll(h)).map((d) => d.addr);
+        expect(simulated).toHaveLength(3);
+      });
+      await withHost(
+        { nodes: 3, seed: 1, dataDir, gateway: { kind: 'tcp', host: '127.0.0.1', port: tcp.port } },
+        async (h) => {
+          const page = b.page;
+          await page.setViewportSize({ width: 390, height: 844 });
+          await page.goto(h.url + '/');
+          const banner = page.getByTestId('banner-sim-leftovers');
+          await banner.waitFor();
+          await shot('leftovers-banner-390');
+          await banner.getByRole('button', { name: 'Forget them…' }).click();
+          const confirm = page.locator('dialog[open][data-testid=confirm]');
+          await confirm.getByText('Forget 3 devices').waitFor();
+          await confirm.getByRole('button', { name: 'Forget' }).click();
+          await page.locator('.toast', { hasText: 'Forgot 3 devices' }).waitFor();
+          await banner.waitFor({ state: 'detached' });
+          // The real fleet's nodes (heard announcing) stay.
+          expect((await hostAddrs(h)).filter((a) => simulated.includes(a))).toEqual([]);
+          expect(b.errorToasts).toEqual([]);
+        },
+      );
+    } finally {
+      await tcp.close();
+      fleet.stop();
+    }
   });
 });

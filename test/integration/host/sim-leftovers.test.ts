@@ -44,6 +44,12 @@ describe('simulated devices in a real data folder', () => {
           // The real devices are not among them.
           const real = fleet.nodes.map((n) => n.addr);
           expect(health.data.simulated_leftovers.filter((a) => real.includes(a))).toEqual([]);
+          // The warning's advice works: forgotten, they are no longer left-overs.
+          const forgot = await h.post('/api/devices/forget', { macs: health.data.simulated_leftovers });
+          expect(forgot.status).toBe(200);
+          const after = (await h.get<Health>('/api/health')).body;
+          expect(after.data.simulated_leftovers).toEqual([]);
+          expect(after.warnings.filter((w) => w.startsWith('data:'))).toEqual([]);
         },
       );
     } finally {

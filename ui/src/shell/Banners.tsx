@@ -4,6 +4,7 @@ import { post } from '../api.ts';
 import { gateway, health, link, loadHealth, loadMaster } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { lowBattery } from '../common/battery.ts';
+import { forgetDevices } from '../devices/forget.ts';
 import { HeatBanner } from './HeatBanner.tsx';
 import { NetworkBanners, UnstableLinkBanners, perNetworkBanners } from '../networks/NetworkBanners.tsx';
 
@@ -19,6 +20,11 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
     } catch (err) {
       toastError('Acknowledge failed', err);
     }
+  };
+  // The banner goes once the host no longer counts them (it drops forgotten ones).
+  const forgetLeftovers = async () => {
+    if (await forgetDevices(health.value?.data?.simulated_leftovers ?? []))
+      await loadHealth().catch((err: unknown) => toastError('Loading health failed', err));
   };
   const retry = async () => {
     setRetrying(true);
@@ -104,9 +110,13 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
           <span>
             {health.value?.data?.simulated_leftovers?.length} device(s) in this data folder are simulated ones
             an older Lightnet saved here ({health.value?.data?.simulated_leftovers?.join(', ')}); they never
-            answer. To start clean, stop the host and move state.json, state.json.bak and state.journal out of{' '}
-            <code>{health.value?.data?.dir}</code> (groups and scenes go with them), or restore a backup.
+            answer. Forget them (your groups and scenes stay), or to start clean, stop the host and move
+            state.json, state.json.bak and state.journal out of <code>{health.value?.data?.dir}</code> (groups
+            and scenes go with them), or restore a backup.
           </span>
+          <button type="button" data-testid="forget-leftovers" onClick={() => void forgetLeftovers()}>
+            Forget them…
+          </button>
         </div>
       )}
       {low.length > 0 && (
