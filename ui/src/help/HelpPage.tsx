@@ -71,6 +71,10 @@ const MARKS: [string, string][] = [
     'With several gateways: the network (gateway) a device belongs to — a column (Columns ▾), a filter beside the search, and chips on each group in the sidebar with how many of its members are on each network.',
   ],
   [
+    'Forget…',
+    'Removes the ticked devices from the list and their groups (a sold, broken or lent node, a simulated left-over), after a confirmation naming them and the scenes that target them. Those scene actions are skipped until the device is back. The node itself is not told: still powered, it keeps its group until it restarts and comes back as a new device when it announces itself or a discovery of all groups finds it. Hidden in race mode.',
+  ],
+  [
     'Columns ▾ / Export CSV',
     'The device table is the fleet health view: choose its columns (kept in this browser; Fit to window forgets the choice) and download the devices shown, with every health field, as CSV.',
   ],
@@ -93,7 +97,7 @@ const NETWORK_ACTIONS: [string, string][] = [
   ],
   [
     'Rename / Delete',
-    'On each network’s card. Only an empty network (no devices, no gateway) can be deleted: the host says why otherwise.',
+    'On each network’s card. Only an empty network (no devices, no gateway) can be deleted: the card says why otherwise — forget its devices on the Devices page (Forget…), or let another network’s gateway discover them.',
   ],
   [
     'Assign…',
