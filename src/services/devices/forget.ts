@@ -65,14 +65,16 @@ export class DeviceForgetService {
     if (addrs.length === 0) throw new ValidationError(`${field}: must not be empty`);
     this.deps.tasks.assertIdle();
     const { store } = this.deps;
+    const known = new Set(store.state.devices.map((d) => d.addr));
     const set = new Set<Addr>();
     addrs.forEach((a, i) => {
-      if (!store.state.devices.some((d) => d.addr === a))
+      if (!known.has(a))
         throw new NotFoundError(`${field}[${i}]: device ${a} not found (nothing was forgotten)`);
       set.add(a);
     });
     // In place: callers iterate the live array (registry.all()).
-    await store.commit(['DEVICES', 'DEVICE_MEMBERSHIP'], (s) => {
+    // NETWORKS: each network's device count (cards, pills, banners) is in the networks list.
+    await store.commit(['DEVICES', 'DEVICE_MEMBERSHIP', 'NETWORKS'], (s) => {
       for (let i = s.devices.length - 1; i >= 0; i--) {
         const d = s.devices[i];
         if (d && set.has(d.addr)) s.devices.splice(i, 1);

@@ -61,6 +61,7 @@ describe('forgetting devices', () => {
       });
       expect(lights.statusCode).toBe(200);
       const sse = await h.sse();
+      const uiStream = await h.sse('console=1');
 
       // Refused, nothing forgotten: an unknown address anywhere in the list, none, broadcast.
       const unknown = await h.post<ForgetAnswer>('/api/devices/forget', { macs: [a, 'ABCDEF'] });
@@ -101,6 +102,10 @@ describe('forgetting devices', () => {
         const what = (d as { what: string[] }).what;
         return what.includes('devices') && what.includes('groups');
       });
+      // …and a browser's stream (which asks for the extras) the networks' counts.
+      await uiStream.waitFor('refresh', (d) => (d as { what: string[] }).what.includes('networks'));
+      const nets = await h.get<{ networks: { id: number; device_count: number }[] }>('/api/networks');
+      expect(nets.body.networks.find((n) => n.id === 1)?.device_count).toBe(4);
       // Its own routes now say the device is unknown.
       expect((await h.get(`/api/devices/${a}/history`)).status).toBe(404);
       expect((await h.post('/api/devices/forget', { macs: [a] })).status).toBe(404);
