@@ -4,8 +4,13 @@
  * naming the type the route wants, and neither changes anything. What valid clients send —
  * JSON, no body at all, an empty JSON body, JSON without a content type — works as before.
  */
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fleetState } from '../../../bench/fleet-state.ts';
+import { serializeState } from '../../../src/state/migrations.ts';
+import { testTempDir } from '../../temp-dir.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { servedRoutes } from './served-routes.ts';
 
@@ -80,7 +85,10 @@ async function snapshot(h: Harness): Promise<unknown> {
 
 describe('request bodies', () => {
   it('every-state-changing-route-refuses-malformed-json-and-non-json-types-and-changes-nothing', async () => {
-    await withHost({ nodes: 2, integrationSecret: SECRET }, async (h) => {
+    // Stored devices and no simulated nodes: nothing on the air changes the snapshot by itself.
+    const dataDir = await testTempDir('lightnet-bodies-');
+    await writeFile(join(dataDir, 'state.json'), serializeState(fleetState(4, 2)));
+    await withHost({ nodes: 0, dataDir, integrationSecret: SECRET }, async (h) => {
       await h.post('/api/groups/create', { name: 'Start' });
       await h.post('/api/scenes', { label: 'Go', actions: [] });
       const routes = stateChangingRoutes(h);
