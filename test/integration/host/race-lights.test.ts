@@ -65,9 +65,13 @@ describe('race lights', () => {
         expect(r.status, JSON.stringify(body)).toBe(400);
         expect(r.body.error).toMatch(re);
       }
+      // The gates must exist: a group and the one device, both known to the host.
+      const [node] = await discoverAll(h);
+      const grp = await h.post<{ id: number }>('/api/groups/create', { name: 'Timing line' });
+      expect(grp.status, JSON.stringify(grp.body)).toBe(200);
       const good = {
-        all_seats_gate: { kind: 'group', value: 3 },
-        seats: [{ seat: 1, gate: { kind: 'device', value: 'aabbcc' }, color: '#00FF00' }],
+        all_seats_gate: { kind: 'group', value: grp.body.id },
+        seats: [{ seat: 1, gate: { kind: 'device', value: node?.addr.toLowerCase() }, color: '#00FF00' }],
         flash: { effect: 0, length_ms: 500, brightness: 200, holeshot: false },
         phases: { stop: { enabled: false, scene: null } },
       };
@@ -78,7 +82,7 @@ describe('race lights', () => {
         unknown
       >;
       expect(onDisk).toMatchObject({
-        seats: [{ seat: 1, gate: { kind: 'device', value: 'AABBCC' }, color: '#00ff00' }],
+        seats: [{ seat: 1, gate: { kind: 'device', value: node?.addr.toUpperCase() }, color: '#00ff00' }],
         phases: { stop: { enabled: false }, start: { enabled: true } },
       });
       // The plugin routes validate too.
@@ -88,6 +92,61 @@ describe('race lights', () => {
       const ph = await send(h, 'POST', '/api/integration/race/phase', { phase: 'party' }, H);
       expect(ph.body.error).toMatch(/^phase: /);
       expect((await send(h, 'POST', '/api/integration/laps', { seat: 0, lap_number: 1 })).status).toBe(401);
+    });
+  });
+
+  it('settings-naming-a-group-device-scene-or-seat-that-does-not-exist-are-refused-and-nothing-changes', async () => {
+    await withHost({ nodes: 2, seed: 2, integrationSecret: SECRET }, async (h) => {
+      const rows = await discoverAll(h);
+      const addr = rows[0]?.addr as string;
+      const grp = await h.post<{ id: number }>('/api/groups/create', { name: 'Gates' });
+      const gid = grp.body.id;
+      const saved = {
+        all_seats_gate: { kind: 'group', value: gid },
+        seats: [{ seat: 7, gate: { kind: 'device', value: addr }, color: null }],
+        finish_gate: { kind: 'broadcast' },
+      };
+      expect((await send(h, 'PUT', '/api/race-lights', saved)).status).toBe(200);
+      const file = join(h.dataDir, 'race-lights.json');
+      const before = await readFile(file, 'utf8');
+      const absent = addr === 'ABCDEF' ? 'ABCDEE' : 'ABCDEF';
+      const cases: [unknown, RegExp][] = [
+        [{ ...saved, all_seats_gate: { kind: 'group', value: 99 } }, /^all_seats_gate: no group 99$/],
+        [
+          { ...saved, seats: [{ seat: 0, gate: { kind: 'group', value: 99 } }] },
+          /^seats\[0\]\.gate: no group 99$/,
+        ],
+        [
+          { ...saved, seats: [{ seat: 1 }, { seat: 2, gate: { kind: 'device', value: absent } }] },
+          new RegExp(`^seats\\[1\\]\\.gate: no device ${absent}$`),
+        ],
+        [{ ...saved, seats: [{ seat: 20, color: '#ff0000' }] }, /^seats\[0\]\.seat: seat 20 does not exist/],
+        [
+          { ...saved, seats: [{ seat: 8 }] },
+          /^seats\[0\]\.seat: seat 8 does not exist: timer seats are 0–7$/,
+        ],
+        [
+          { ...saved, finish_gate: { kind: 'group', value: gid + 1 } },
+          new RegExp(`^finish_gate: no group ${gid + 1}$`),
+        ],
+        [
+          { ...saved, phases: { stop: { scene: 'no-such-scene' } } },
+          /^phases\.stop\.scene: no scene no-such-scene$/,
+        ],
+      ];
+      for (const [body, re] of cases) {
+        const r = await send(h, 'PUT', '/api/race-lights', body);
+        expect(r.status, JSON.stringify(body)).toBe(400);
+        expect(r.body).toMatchObject({ ok: false });
+        expect(r.body.error).toMatch(re);
+      }
+      // Nothing was written or taken into effect.
+      expect(await readFile(file, 'utf8')).toBe(before);
+      const now = await h.get<{ settings: { all_seats_gate: unknown; seats: { seat: number }[] } }>(
+        '/api/race-lights',
+      );
+      expect(now.body.settings.all_seats_gate).toEqual({ kind: 'group', value: gid });
+      expect(now.body.settings.seats.map((x) => x.seat)).toEqual([7]);
     });
   });
 

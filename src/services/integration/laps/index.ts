@@ -12,9 +12,11 @@ import type { IntegrationService } from '../service.ts';
 import { LookMemory } from './looks.ts';
 import { RaceLightsService } from './service.ts';
 import { RaceLightsFile, defaultRaceLights, type RaceLightsSettings } from './settings.ts';
+import { checkTargets, type TargetCatalog } from './targets.ts';
 
 export { LookMemory } from './looks.ts';
 export { RaceLightsService, type LapEvent, type PhaseEvent } from './service.ts';
+export { SEATS, type TargetCatalog } from './targets.ts';
 export { raceLightsSchema, PHASES, type RaceLightsSettings, type Gate, type Phase } from './settings.ts';
 
 /** The settings as last saved (defaults until loaded or when the file is absent). */
@@ -24,6 +26,7 @@ export class RaceLightsSettingsStore {
   constructor(
     private readonly file: RaceLightsFile,
     private readonly log: Logger,
+    private readonly catalog: TargetCatalog,
   ) {}
 
   get(): RaceLightsSettings {
@@ -36,8 +39,12 @@ export class RaceLightsSettingsStore {
     this.current = settings;
   }
 
-  /** Validated at the route; on disk (fsynced) before it takes effect. */
+  /**
+   * Shape validated at the route; every group, device and scene named must exist here
+   * (ValidationError otherwise, nothing written). On disk (fsynced) before it takes effect.
+   */
   async put(s: RaceLightsSettings): Promise<RaceLightsSettings> {
+    checkTargets(s, this.catalog);
     await this.file.save(s);
     this.current = s;
     this.log.info({ seats: s.seats.length, enabled: s.enabled }, 'race lights settings saved');
@@ -59,12 +66,14 @@ export function createRaceLights(d: {
   sceneDispatch: SceneDispatchService;
   integration: IntegrationService;
   looks: LookMemory;
+  /** The groups, devices and scenes a setting may name. */
+  catalog: TargetCatalog;
   /** Several gateways: a flash planned per network goes through that network's gateway. */
   router?: NetworkRouter;
 }): RaceLights {
   const log = d.log.child({ mod: 'race-lights' });
   const wall = new ScaledClock(1);
-  const settings = new RaceLightsSettingsStore(new RaceLightsFile(d.dataDir), log);
+  const settings = new RaceLightsSettingsStore(new RaceLightsFile(d.dataDir), log, d.catalog);
   let airtime = { at: -Infinity, ms: 0 };
   const flashAirtimeMs = (): number => {
     const now = wall.now();
