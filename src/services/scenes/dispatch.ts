@@ -164,6 +164,11 @@ export class SceneDispatchService {
   cancel(): { cancelled: boolean; scene: string | null } {
     return this.deps.runner.cancel();
   }
+
+  /** The key of the scene being run, or null. */
+  running(): string | null {
+    return this.deps.runner.running();
+  }
 }
 
 function draftLabel(v: unknown): string {

@@ -38,6 +38,20 @@ async function until(fn: () => boolean, what: string, timeoutMs = 20_000): Promi
   }
 }
 
+/** Until the scene runner is idle (no look still on its way). */
+const settle = (h: Harness): Promise<true> =>
+  eventually(async () => (h.host.services.sceneDispatch.running() === null ? true : null), 'the runner idle');
+
+async function eventually<T>(fn: () => Promise<T | null>, what: string, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== null) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 const leds = (h: Harness): SimNode[] =>
   (h.host.sim?.fleet.nodes ?? []).filter((n) => !STARTBLOCK.includes(n.devType));
 const color1 = (n: SimNode): number[] => [...(n.snapshot().segment.colors[0] ?? [])];
@@ -272,6 +286,93 @@ describe('race lights', () => {
         () => color1(gate).join() === '0,0,255' && gate.snapshot().effectMode === 0,
         'winner colour',
       );
+    });
+  });
+  it('race-stop-and-win-both-show-in-either-order-a-later-phase-taking-over-the-running-look', async () => {
+    await withHost({ nodes: 4, seed: 2, integrationSecret: SECRET }, async (h) => {
+      await discoverAll(h);
+      const [a, b, c] = leds(h) as [SimNode, SimNode, SimNode];
+      expect(c).toBeDefined();
+      // Three gates: seats 0 and 1 on A and B, the timing line C; the winner shows on A.
+      const put = await send(h, 'PUT', '/api/race-lights', {
+        all_seats_gate: { kind: 'device', value: c.addr },
+        seats: [
+          { seat: 0, gate: { kind: 'device', value: a.addr } },
+          { seat: 1, gate: { kind: 'device', value: b.addr } },
+        ],
+        finish_gate: { kind: 'device', value: a.addr },
+      });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const phase = (body: Record<string, unknown>) =>
+        send(h, 'POST', '/api/integration/race/phase', body, H);
+      const red = (n: SimNode) => n.snapshot().bri === 160 && color1(n).join() === '255,0,0';
+      const winner = (n: SimNode) => n.snapshot().bri === 255 && color1(n).join() === '0,0,255';
+      type Rec = { phase: string; state: string; error: string | null };
+      const recent = async (): Promise<Rec[]> =>
+        (await h.get<{ race_lights: { recent_phases: Rec[] } }>('/api/integration')).body.race_lights
+          .recent_phases;
+
+      // RotorHazard's order at the end of a timed heat: Race Stop, then Race Win at once.
+      expect((await phase({ phase: 'stop' })).body).toMatchObject({ ran: ['stop'] });
+      expect((await phase({ phase: 'win', seat: 1, color: '#0000ff' })).body).toMatchObject({ ran: ['win'] });
+      await until(() => red(b) && red(c) && winner(a), 'stop on every gate, the winner on the finish gate');
+      await settle(h);
+      expect(red(b) && red(c) && winner(a)).toBe(true);
+      const first = await recent();
+      expect(first.filter((r) => r.state === 'not_shown')).toEqual([]);
+      expect(first.at(-1)).toMatchObject({ phase: 'win', state: 'shown' });
+
+      // The other order (Win's handler ran first): the stop look takes over the winner look
+      // and the winner shows again on its gate.
+      await phase({ phase: 'heat_change' });
+      await until(() => a.snapshot().bri === 80 && b.snapshot().bri === 80, 'the heat look');
+      expect((await phase({ phase: 'win', seat: 1, color: '#0000ff' })).body).toMatchObject({ ran: ['win'] });
+      expect((await phase({ phase: 'stop' })).body).toMatchObject({ ran: ['stop'] });
+      await until(() => red(b) && red(c) && winner(a), 'stop and winner, win first');
+      await settle(h);
+      expect(red(b) && red(c) && winner(a)).toBe(true);
+      const second = (await recent()).slice(first.length);
+      expect(second.filter((r) => r.state === 'not_shown')).toEqual([]);
+      expect(second.at(-1)).toMatchObject({ phase: 'win', state: 'shown' });
+      const v = await h.get<{ last_run: { ok: boolean; error: string | null } }>('/api/integration');
+      expect(v.body.last_run).toMatchObject({ ok: true });
+    });
+  });
+
+  it('an-operator-scene-is-not-cut-by-a-race-look-which-is-listed-as-not-shown', async () => {
+    await withHost({ nodes: 3, seed: 2, integrationSecret: SECRET }, async (h) => {
+      await discoverAll(h);
+      const [a, b] = leds(h) as [SimNode, SimNode];
+      await send(h, 'PUT', '/api/race-lights', {
+        seats: [
+          { seat: 0, gate: { kind: 'device', value: a.addr } },
+          { seat: 1, gate: { kind: 'device', value: b.addr } },
+        ],
+        finish_gate: { kind: 'device', value: a.addr },
+      });
+      const phase = (body: Record<string, unknown>) =>
+        send(h, 'POST', '/api/integration/race/phase', body, H);
+      type Rec = { phase: string; state: string; error: string | null };
+      const recent = async (): Promise<Rec[]> =>
+        (await h.get<{ race_lights: { recent_phases: Rec[] } }>('/api/integration')).body.race_lights
+          .recent_phases;
+      // The operator's own scene (a long one) is running: the race look is not shown, and says so.
+      const sse = await h.sse();
+      const op = h.post<{ result: { cancelled: boolean } }>('/api/scenes/podium/run', {
+        label: 'Podium',
+        actions: [{ kind: 'sync' }, { kind: 'delay', duration_ms: 60_000 }, { kind: 'sync' }],
+      });
+      await sse.waitFor('scene_progress', (d) => (d as { key: string; index: number }).index === 1);
+      expect((await phase({ phase: 'stop' })).body).toMatchObject({ ran: ['stop'] });
+      const rec = await eventually(async () => {
+        const last = (await recent()).at(-1);
+        return last?.state === 'not_shown' ? last : null;
+      }, 'the stop look listed as not shown');
+      expect(rec).toMatchObject({ phase: 'stop', error: 'scene_running: podium' });
+      // The operator's scene was not cancelled by the race look: Blackout ends it.
+      const bo = await h.post<{ scene_cancelled: string | null }>('/api/blackout');
+      expect(bo.body.scene_cancelled).toBe('podium');
+      expect((await op).body.result.cancelled).toBe(true);
     });
   });
 });

@@ -106,7 +106,11 @@ export function createRaceLights(d: {
     },
     radioBacklog: () => d.driver.stats().queueDepth,
     flashAirtimeMs,
-    startScene: (key, body) => d.integration.startScene(key, body),
+    runner: {
+      run: (key, body) => d.integration.runScene(key, body),
+      running: () => d.sceneDispatch.running(),
+      cancel: () => void d.sceneDispatch.cancel(),
+    },
     looks: d.looks,
     settings: () => settings.get(),
   });
