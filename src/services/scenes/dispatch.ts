@@ -169,6 +169,11 @@ export class SceneDispatchService {
   running(): string | null {
     return this.deps.runner.running();
   }
+
+  /** How many cancels (Stop, Blackout, …) were asked for so far. */
+  cancels(): number {
+    return this.deps.runner.cancels();
+  }
 }
 
 function draftLabel(v: unknown): string {

@@ -21,6 +21,7 @@ import { raceLightsSchema } from '../../../src/services/integration/laps/setting
 function fakeRunner() {
   const started: string[] = [];
   let current: { key: string; end: (r: LookRun) => void } | null = null;
+  let cancels = 0;
   const port: LookRunner = {
     run: (key) => {
       if (current) return Promise.reject(new SceneRunningError(current.key));
@@ -37,7 +38,9 @@ function fakeRunner() {
       });
     },
     running: () => current?.key ?? null,
+    cancels: () => cancels,
     cancel: () => {
+      cancels++;
       const c = current;
       if (c) setImmediate(() => c.end({ ok: false, cancelled: true, error: 'cancelled' }));
     },
@@ -348,6 +351,17 @@ describe('race lights radio discipline', () => {
       expect(f.svc.view().recent_phases).toEqual([
         expect.objectContaining({ phase: 'stop', state: 'not_shown', error: 'scene_running: podium' }),
       ]);
+    });
+
+    it('Blackout while a take-over waits for the running look to end: nothing more is played', async () => {
+      const f = fake(GATES);
+      f.svc.phase(ph('stop'));
+      f.svc.phase(ph('win', { seat: 0, color: '#ff0000' }));
+      f.runner.cancelFromOutside();
+      await flush();
+      expect(f.runner.running()).toBeNull();
+      expect(f.scenes).toEqual(['race-lights-stop']);
+      expect(states(f)).toEqual(['stop:taken_over', 'stop:cancelled', 'win:cancelled']);
     });
 
     it('Blackout during the stop look ends the sequence: the winner queued behind it does not follow', async () => {

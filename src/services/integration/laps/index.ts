@@ -109,6 +109,7 @@ export function createRaceLights(d: {
     runner: {
       run: (key, body) => d.integration.runScene(key, body),
       running: () => d.sceneDispatch.running(),
+      cancels: () => d.sceneDispatch.cancels(),
       cancel: () => void d.sceneDispatch.cancel(),
     },
     looks: d.looks,

@@ -29,6 +29,8 @@ export interface LookRunner {
   running(): string | null;
   /** Stops the running scene between frames (a no-op when none runs). */
   cancel(): void;
+  /** How many cancels anyone asked for so far (ours, Blackout's, the operator's Stop). */
+  cancels(): number;
 }
 
 export interface PhaseLook {
@@ -81,8 +83,15 @@ export class PhaseLookPlayer {
       return;
     }
     if (mine) {
+      const before = this.deps.runner.cancels();
       this.deps.runner.cancel();
       await mine.ended;
+      // Blackout (or the operator's Stop) while we waited for the look to end: it wins.
+      if (gen === this.generation && this.deps.runner.cancels() > before + 1) {
+        for (const r of recs) r.state = 'cancelled';
+        this.deps.log.info({ phases: looks.map((l) => l.phase) }, 'race lights: phase look cancelled');
+        return;
+      }
     }
     for (let i = 0; i < looks.length; i++) {
       const look = looks[i] as PhaseLook;
