@@ -44,7 +44,7 @@ const looks = (n: SimNode, hex: string, bri: number): boolean => hexOf(n) === he
 type PhaseRec = { phase: string; state: string; error: string | null; requested_epoch_ms: number };
 type View = {
   heat: { seats: { seat: number; color: string | null }[] } | null;
-  race_lights: { stats: { laps: number }; recent_phases: PhaseRec[] };
+  race_lights: { stats: { laps: number }; recent_phases?: PhaseRec[] };
 };
 const view = async (): Promise<View> => (await rig.api<View>('GET', '/api/integration')).body;
 
@@ -124,7 +124,7 @@ describe.skipIf(!available)('the end of a 2:00 heat (real RotorHazard)', () => {
     await until(() => looks(gateB, '#ffffff', 200), 'the finish look at 2:00', 170_000);
     const finishAt = Date.now();
     expect(finishAt - startedAt).toBeGreaterThan(110_000);
-    const before = (await view()).race_lights.recent_phases.length;
+    const before = (await view()).race_lights.recent_phases?.length ?? 0;
 
     await io.emit('stop_race');
     // Stop on every gate, and the winner's colour on the finish gate.
@@ -136,7 +136,7 @@ describe.skipIf(!available)('the end of a 2:00 heat (real RotorHazard)', () => {
     // Every look asked for has ended; none was refused, and both stop and win went out.
     const recs = await until(
       async () => {
-        const r = (await view()).race_lights.recent_phases;
+        const r = (await view()).race_lights.recent_phases ?? [];
         return r.length > 0 && r.every((x) => x.state !== 'waiting' && x.state !== 'running') ? r : null;
       },
       'the phase looks ended',
