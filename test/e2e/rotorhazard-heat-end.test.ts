@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimNode } from '../../src/sim/node/node.ts';
-import { RH_LAUNCHER, rotorhazardAvailable, startRig, type Rig } from './rotorhazard/rig.ts';
+import { RH_LAUNCHER, knownLeds, rotorhazardAvailable, startRig, type Rig } from './rotorhazard/rig.ts';
 import { SocketIoClient } from './rotorhazard/socketio.ts';
 
 const available = rotorhazardAvailable();
@@ -70,13 +70,7 @@ describe.skipIf(!available)('the end of a 2:00 heat (real RotorHazard)', () => {
   });
 
   it('after-time-up-and-stop-every-gate-shows-red-and-the-finish-gate-the-winner', async () => {
-    // Two LED nodes the host found (a discovery may miss a node of the lossy simulated radio).
-    const known = new Set(
-      (await rig.api<{ devices: { addr: string }[] }>('GET', '/api/devices')).body.devices.map((d) => d.addr),
-    );
-    const [gateA, gateB] = rig.fleet.nodes.filter(
-      (n) => n.snapshot().startblock === null && known.has(n.addr),
-    ) as [SimNode, SimNode];
+    const [gateA, gateB] = (await knownLeds(rig)) as [SimNode, SimNode];
     expect(gateB).toBeDefined();
     // Seat 1 (seat 0) on gate A, which is also the finish gate; seat 2 on gate B.
     const put = await rig.api('PUT', '/api/race-lights', {
