@@ -12,7 +12,7 @@
  *
  * Prints a table; asserts nothing. Port 6890.
  */
-import { rotorhazardAvailable, startRig, type Rig } from '../test/e2e/rotorhazard/rig.ts';
+import { knownLeds, rotorhazardAvailable, startRig, type Rig } from '../test/e2e/rotorhazard/rig.ts';
 import { SocketIoClient } from '../test/e2e/rotorhazard/socketio.ts';
 import { OPC } from '../src/protocol/types.ts';
 
@@ -119,8 +119,8 @@ async function main(): Promise<void> {
       async () =>
         (await rig.api<{ task: { state: string } | null }>('GET', '/api/task')).body.task?.state === 'done',
     );
-    const gates = rig.fleet.nodes.filter((n) => n.snapshot().startblock === null).slice(0, PILOTS);
-    if (gates.length < PILOTS) throw new Error('not enough LED nodes in the simulated fleet');
+    const gates = (await knownLeds(rig)).slice(0, PILOTS);
+    if (gates.length < PILOTS) throw new Error('not enough LED nodes discovered in the simulated fleet');
     const perSeat = {
       seats: gates.map((g, seat) => ({ seat, gate: { kind: 'device', value: g.addr } })),
       flash: { effect: 0, length_ms: FLASH_MS, brightness: 255 },

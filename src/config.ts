@@ -56,6 +56,11 @@ export interface Config {
   integration?: 'none' | 'rotorhazard';
   /** Shared secret of the loopback-only integration endpoints (required with --integration). */
   integrationSecret?: string | null;
+  /**
+   * Stop when stdin reaches its end: only for a host whose parent holds its stdin pipe (the
+   * timing plugin's child dies with the plugin). A service's stdin is /dev/null: never set.
+   */
+  exitOnStdinClose?: boolean;
 }
 
 const DEFAULTS = {
@@ -76,6 +81,7 @@ const DEFAULTS = {
   'restore-budget': '300',
   integration: 'none',
   'integration-secret': '',
+  'exit-on-stdin-close': '',
 } as const;
 type OptionName = keyof typeof DEFAULTS;
 
@@ -133,11 +139,15 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--config <file>', 'JSON file with any of these options')
     .option(
       '--integration <app>',
-      'none | rotorhazard: managed by a timing-application plugin (prints a listening line, exits when stdin closes)',
+      'none | rotorhazard: serve a timing-application plugin (prints a listening line with the port)',
     )
     .option(
       '--integration-secret <s>',
       'shared secret for the loopback integration API (prefer the env variable)',
+    )
+    .option(
+      '--exit-on-stdin-close',
+      'stop when stdin closes (for a parent that holds the pipe, as the RotorHazard plugin does; never under systemd)',
     );
   program.parse(argv, { from: 'user' });
   const { gateway: gatewayFlags, ...flags } = program.opts<
@@ -209,6 +219,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       '--integration-secret (or LIGHTNET_INTEGRATION_SECRET) of at least 16 characters is required with --integration',
     );
   }
+  const stdinRaw = String(pick('exit-on-stdin-close')).trim().toLowerCase();
+  if (!['', 'true', '1', 'false', '0'].includes(stdinRaw)) {
+    throw new ConfigError('--exit-on-stdin-close (LIGHTNET_EXIT_ON_STDIN_CLOSE) must be true or false');
+  }
   const dataDir = pick('data-dir');
   return {
     port: parse(numberIn('port', 0, 65535), pick('port')),
@@ -232,6 +246,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     restoreBudgetS: parse(numberIn('restore-budget', 10, 3600), pick('restore-budget')),
     integration,
     integrationSecret,
+    exitOnStdinClose: stdinRaw === 'true' || stdinRaw === '1',
   };
 }
 

@@ -161,6 +161,11 @@ async function startOn(
     sceneDispatch: scenes.sceneDispatch,
     integration,
     looks,
+    catalog: {
+      groupExists: (id) => store.state.groups.some((g) => g.id === id),
+      deviceExists: (addr) => store.state.devices.some((x) => x.addr === addr),
+      sceneExists: (key) => scenes.scenes.lookup(key) !== undefined,
+    },
     router,
   });
   let phase: 'booting' | 'ready' = 'booting';

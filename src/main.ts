@@ -49,10 +49,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   if (cfg.integration && cfg.integration !== 'none') {
-    // Managed by a timing-application plugin: tell it where we listen (port 0 = any free
-    // one), and end with it — its stdin pipe closes when it exits or dies, even on SIGKILL,
-    // so no orphan keeps the gateway's serial port.
+    // Serving a timing-application plugin: tell it where we listen (port 0 = any free one).
     process.stdout.write(`${JSON.stringify({ lightnet: 'listening', port: host.port, url: host.url })}\n`);
+  }
+  if (cfg.exitOnStdinClose) {
+    // Started by the plugin (it passes the flag): end with it — its stdin pipe closes when
+    // it exits or dies, even on SIGKILL, so no orphan keeps the gateway's serial port. Only
+    // then: a host run as a service in attach mode has stdin = /dev/null (systemd's
+    // default), which ends at once, and an exit 0 is not restarted.
     process.stdin.on('end', () => stop('stdin closed'));
     process.stdin.on('error', () => stop('stdin closed'));
     process.stdin.resume();

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimNode } from '../../src/sim/node/node.ts';
-import { RH_LAUNCHER, rotorhazardAvailable, startRig, type Rig } from './rotorhazard/rig.ts';
+import { RH_LAUNCHER, knownLeds, rotorhazardAvailable, startRig, type Rig } from './rotorhazard/rig.ts';
 import { SocketIoClient } from './rotorhazard/socketio.ts';
 
 const available = rotorhazardAvailable();
@@ -74,10 +74,7 @@ describe.skipIf(!available)('laps light the gates (real RotorHazard)', () => {
   });
 
   it('a-staged-race-with-laps-on-two-seats-flashes-their-gates-in-the-seat-colours-in-order', async () => {
-    const [gateA, gateB] = rig.fleet.nodes.filter((n) => n.snapshot().startblock === null) as [
-      SimNode,
-      SimNode,
-    ];
+    const [gateA, gateB] = (await knownLeds(rig)) as [SimNode, SimNode];
     // Seats mapped in RotorHazard's own settings panel ("Lightnet race lights"): each field
     // is bound to the host's settings.
     type Panel = {
@@ -181,7 +178,7 @@ describe.skipIf(!available)('laps light the gates (real RotorHazard)', () => {
   });
 
   it('with-automatic-race-lights-off-a-lap-flash-bound-as-an-event-action-still-flashes', async () => {
-    const [gateA] = rig.fleet.nodes.filter((n) => n.snapshot().startblock === null) as [SimNode];
+    const [gateA] = (await knownLeds(rig)) as [SimNode];
     type Setup = {
       effects: Record<string, { fields: { name: string; options: { value: string }[] | null }[] | null }>;
     };

@@ -118,8 +118,10 @@ class Supervisor:
         # As bin/lightnet: two malloc arenas (glibc's default is 8 per core) keep RSS ~2 MB lower.
         env.setdefault('MALLOC_ARENA_MAX', '2')
         args = [self.node, '--max-semi-space-size=1', '--optimize-for-size', self.main_js, '--integration', 'rotorhazard',
-                '--host', '127.0.0.1', '--port', '0', '--prefix', '/lightnet', '--data-dir', self.data_dir]
-        # stdin stays a pipe we hold: its EOF is the child's signal that RotorHazard is gone.
+                '--host', '127.0.0.1', '--port', '0', '--prefix', '/lightnet', '--data-dir', self.data_dir,
+                '--exit-on-stdin-close']
+        # stdin stays a pipe we hold: its EOF is the child's signal that RotorHazard is gone
+        # (--exit-on-stdin-close; a host run by hand or as a service does not watch stdin).
         return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, cwd=self.data_dir)
 

@@ -132,19 +132,25 @@ export class IntegrationService {
    * the first frame, so it is rethrown here for the caller's 404/409.
    */
   async startScene(key: string, body: Record<string, unknown> = {}): Promise<void> {
-    const requested = this.deps.wall.now();
-    const outcome = this.deps.runScene(key, body).then(
-      (r) => {
-        this.noteRun(key, requested, r.ok, r.error);
-        return null;
-      },
-      (err: unknown) => {
-        this.noteRun(key, requested, false, (err as Error).message);
-        return err as Error;
-      },
+    const outcome = this.runScene(key, body).then(
+      () => null,
+      (err: unknown) => err as Error,
     );
     const early = await Promise.race([outcome, tick()]);
     if (early instanceof Error) throw early;
+  }
+
+  /** Runs a stored scene (or the draft in `body.actions`) to its end, noted as the last run. */
+  async runScene(key: string, body: Record<string, unknown> = {}): Promise<RunResult> {
+    const requested = this.deps.wall.now();
+    try {
+      const r = await this.deps.runScene(key, body);
+      this.noteRun(key, requested, r.ok, r.error);
+      return r;
+    } catch (err) {
+      this.noteRun(key, requested, false, (err as Error).message);
+      throw err;
+    }
   }
 
   /**
@@ -247,7 +253,8 @@ export class IntegrationService {
 
   private noteRun(scene: string, requested: number, ok: boolean, error: string | null): void {
     this.lastRun = { scene, ok, error, requested_epoch_ms: requested, at_epoch_ms: this.deps.wall.now() };
-    if (!ok) this.deps.log.warn({ scene, error }, 'integration scene run failed');
+    // A cancelled run (Blackout, Stop, a race phase taking over) is no failure.
+    if (!ok && error !== 'cancelled') this.deps.log.warn({ scene, error }, 'integration scene run failed');
   }
 }
 

@@ -164,6 +164,16 @@ export class SceneDispatchService {
   cancel(): { cancelled: boolean; scene: string | null } {
     return this.deps.runner.cancel();
   }
+
+  /** The key of the scene being run, or null. */
+  running(): string | null {
+    return this.deps.runner.running();
+  }
+
+  /** How many cancels (Stop, Blackout, …) were asked for so far. */
+  cancels(): number {
+    return this.deps.runner.cancels();
+  }
 }
 
 function draftLabel(v: unknown): string {

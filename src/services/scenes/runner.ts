@@ -105,6 +105,7 @@ class Cancelled extends Error {
 
 export class SceneRunner {
   private current: { key: string; abort: AbortController } | null = null;
+  private cancelRequests = 0;
 
   constructor(private readonly deps: SceneRunnerDeps) {}
 
@@ -113,8 +114,14 @@ export class SceneRunner {
     return this.current?.key ?? null;
   }
 
+  /** How many cancels were asked for so far (whether or not a scene ran). */
+  cancels(): number {
+    return this.cancelRequests;
+  }
+
   /** Asks the running scene to stop between actions (a delay ends at once). */
   cancel(): { cancelled: boolean; scene: string | null } {
+    this.cancelRequests++;
     const cur = this.current;
     if (!cur) return { cancelled: false, scene: null };
     if (!cur.abort.signal.aborted) {

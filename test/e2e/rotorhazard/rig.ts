@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScaledClock } from '../../../src/clock.ts';
 import { createFleet, type SimFleet } from '../../../src/sim/fleet.ts';
+import type { SimNode } from '../../../src/sim/node/node.ts';
 import { startSimTcpServer, type SimTcpServer } from '../../../src/sim/sim-host.ts';
 
 export const RH_LAUNCHER = process.env.LIGHTNET_ROTORHAZARD ?? '';
@@ -176,4 +177,15 @@ export async function startRig(o: {
       await rm(data, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The simulated LED nodes (no start block) the host has discovered, in fleet order: a
+ * discovery over the lossy simulated radio may miss one, and the host refuses a gate it does
+ * not know.
+ */
+export async function knownLeds(rig: Rig): Promise<SimNode[]> {
+  const r = await rig.api<{ devices: { addr: string }[] }>('GET', '/api/devices');
+  const known = new Set(r.body.devices.map((d) => d.addr));
+  return rig.fleet.nodes.filter((n) => n.snapshot().startblock === null && known.has(n.addr));
 }

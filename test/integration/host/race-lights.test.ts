@@ -38,6 +38,20 @@ async function until(fn: () => boolean, what: string, timeoutMs = 20_000): Promi
   }
 }
 
+/** Until the scene runner is idle (no look still on its way). */
+const settle = (h: Harness): Promise<true> =>
+  eventually(async () => (h.host.services.sceneDispatch.running() === null ? true : null), 'the runner idle');
+
+async function eventually<T>(fn: () => Promise<T | null>, what: string, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== null) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 const leds = (h: Harness): SimNode[] =>
   (h.host.sim?.fleet.nodes ?? []).filter((n) => !STARTBLOCK.includes(n.devType));
 const color1 = (n: SimNode): number[] => [...(n.snapshot().segment.colors[0] ?? [])];
@@ -65,9 +79,13 @@ describe('race lights', () => {
         expect(r.status, JSON.stringify(body)).toBe(400);
         expect(r.body.error).toMatch(re);
       }
+      // The gates must exist: a group and the one device, both known to the host.
+      const [node] = await discoverAll(h);
+      const grp = await h.post<{ id: number }>('/api/groups/create', { name: 'Timing line' });
+      expect(grp.status, JSON.stringify(grp.body)).toBe(200);
       const good = {
-        all_seats_gate: { kind: 'group', value: 3 },
-        seats: [{ seat: 1, gate: { kind: 'device', value: 'aabbcc' }, color: '#00FF00' }],
+        all_seats_gate: { kind: 'group', value: grp.body.id },
+        seats: [{ seat: 1, gate: { kind: 'device', value: node?.addr.toLowerCase() }, color: '#00FF00' }],
         flash: { effect: 0, length_ms: 500, brightness: 200, holeshot: false },
         phases: { stop: { enabled: false, scene: null } },
       };
@@ -78,7 +96,7 @@ describe('race lights', () => {
         unknown
       >;
       expect(onDisk).toMatchObject({
-        seats: [{ seat: 1, gate: { kind: 'device', value: 'AABBCC' }, color: '#00ff00' }],
+        seats: [{ seat: 1, gate: { kind: 'device', value: node?.addr.toUpperCase() }, color: '#00ff00' }],
         phases: { stop: { enabled: false }, start: { enabled: true } },
       });
       // The plugin routes validate too.
@@ -88,6 +106,61 @@ describe('race lights', () => {
       const ph = await send(h, 'POST', '/api/integration/race/phase', { phase: 'party' }, H);
       expect(ph.body.error).toMatch(/^phase: /);
       expect((await send(h, 'POST', '/api/integration/laps', { seat: 0, lap_number: 1 })).status).toBe(401);
+    });
+  });
+
+  it('settings-naming-a-group-device-scene-or-seat-that-does-not-exist-are-refused-and-nothing-changes', async () => {
+    await withHost({ nodes: 2, seed: 2, integrationSecret: SECRET }, async (h) => {
+      const rows = await discoverAll(h);
+      const addr = rows[0]?.addr as string;
+      const grp = await h.post<{ id: number }>('/api/groups/create', { name: 'Gates' });
+      const gid = grp.body.id;
+      const saved = {
+        all_seats_gate: { kind: 'group', value: gid },
+        seats: [{ seat: 7, gate: { kind: 'device', value: addr }, color: null }],
+        finish_gate: { kind: 'broadcast' },
+      };
+      expect((await send(h, 'PUT', '/api/race-lights', saved)).status).toBe(200);
+      const file = join(h.dataDir, 'race-lights.json');
+      const before = await readFile(file, 'utf8');
+      const absent = addr === 'ABCDEF' ? 'ABCDEE' : 'ABCDEF';
+      const cases: [unknown, RegExp][] = [
+        [{ ...saved, all_seats_gate: { kind: 'group', value: 99 } }, /^all_seats_gate: no group 99$/],
+        [
+          { ...saved, seats: [{ seat: 0, gate: { kind: 'group', value: 99 } }] },
+          /^seats\[0\]\.gate: no group 99$/,
+        ],
+        [
+          { ...saved, seats: [{ seat: 1 }, { seat: 2, gate: { kind: 'device', value: absent } }] },
+          new RegExp(`^seats\\[1\\]\\.gate: no device ${absent}$`),
+        ],
+        [{ ...saved, seats: [{ seat: 20, color: '#ff0000' }] }, /^seats\[0\]\.seat: seat 20 does not exist/],
+        [
+          { ...saved, seats: [{ seat: 8 }] },
+          /^seats\[0\]\.seat: seat 8 does not exist: timer seats are 0–7$/,
+        ],
+        [
+          { ...saved, finish_gate: { kind: 'group', value: gid + 1 } },
+          new RegExp(`^finish_gate: no group ${gid + 1}$`),
+        ],
+        [
+          { ...saved, phases: { stop: { scene: 'no-such-scene' } } },
+          /^phases\.stop\.scene: no scene no-such-scene$/,
+        ],
+      ];
+      for (const [body, re] of cases) {
+        const r = await send(h, 'PUT', '/api/race-lights', body);
+        expect(r.status, JSON.stringify(body)).toBe(400);
+        expect(r.body).toMatchObject({ ok: false });
+        expect(r.body.error).toMatch(re);
+      }
+      // Nothing was written or taken into effect.
+      expect(await readFile(file, 'utf8')).toBe(before);
+      const now = await h.get<{ settings: { all_seats_gate: unknown; seats: { seat: number }[] } }>(
+        '/api/race-lights',
+      );
+      expect(now.body.settings.all_seats_gate).toEqual({ kind: 'group', value: gid });
+      expect(now.body.settings.seats.map((x) => x.seat)).toEqual([7]);
     });
   });
 
@@ -213,6 +286,93 @@ describe('race lights', () => {
         () => color1(gate).join() === '0,0,255' && gate.snapshot().effectMode === 0,
         'winner colour',
       );
+    });
+  });
+  it('race-stop-and-win-both-show-in-either-order-a-later-phase-taking-over-the-running-look', async () => {
+    await withHost({ nodes: 4, seed: 2, integrationSecret: SECRET }, async (h) => {
+      await discoverAll(h);
+      const [a, b, c] = leds(h) as [SimNode, SimNode, SimNode];
+      expect(c).toBeDefined();
+      // Three gates: seats 0 and 1 on A and B, the timing line C; the winner shows on A.
+      const put = await send(h, 'PUT', '/api/race-lights', {
+        all_seats_gate: { kind: 'device', value: c.addr },
+        seats: [
+          { seat: 0, gate: { kind: 'device', value: a.addr } },
+          { seat: 1, gate: { kind: 'device', value: b.addr } },
+        ],
+        finish_gate: { kind: 'device', value: a.addr },
+      });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const phase = (body: Record<string, unknown>) =>
+        send(h, 'POST', '/api/integration/race/phase', body, H);
+      const red = (n: SimNode) => n.snapshot().bri === 160 && color1(n).join() === '255,0,0';
+      const winner = (n: SimNode) => n.snapshot().bri === 255 && color1(n).join() === '0,0,255';
+      type Rec = { phase: string; state: string; error: string | null };
+      const recent = async (): Promise<Rec[]> =>
+        (await h.get<{ race_lights: { recent_phases: Rec[] } }>('/api/integration')).body.race_lights
+          .recent_phases;
+
+      // RotorHazard's order at the end of a timed heat: Race Stop, then Race Win at once.
+      expect((await phase({ phase: 'stop' })).body).toMatchObject({ ran: ['stop'] });
+      expect((await phase({ phase: 'win', seat: 1, color: '#0000ff' })).body).toMatchObject({ ran: ['win'] });
+      await until(() => red(b) && red(c) && winner(a), 'stop on every gate, the winner on the finish gate');
+      await settle(h);
+      expect(red(b) && red(c) && winner(a)).toBe(true);
+      const first = await recent();
+      expect(first.filter((r) => r.state === 'not_shown')).toEqual([]);
+      expect(first.at(-1)).toMatchObject({ phase: 'win', state: 'shown' });
+
+      // The other order (Win's handler ran first): the stop look takes over the winner look
+      // and the winner shows again on its gate.
+      await phase({ phase: 'heat_change' });
+      await until(() => a.snapshot().bri === 80 && b.snapshot().bri === 80, 'the heat look');
+      expect((await phase({ phase: 'win', seat: 1, color: '#0000ff' })).body).toMatchObject({ ran: ['win'] });
+      expect((await phase({ phase: 'stop' })).body).toMatchObject({ ran: ['stop'] });
+      await until(() => red(b) && red(c) && winner(a), 'stop and winner, win first');
+      await settle(h);
+      expect(red(b) && red(c) && winner(a)).toBe(true);
+      const second = (await recent()).slice(first.length);
+      expect(second.filter((r) => r.state === 'not_shown')).toEqual([]);
+      expect(second.at(-1)).toMatchObject({ phase: 'win', state: 'shown' });
+      const v = await h.get<{ last_run: { ok: boolean; error: string | null } }>('/api/integration');
+      expect(v.body.last_run).toMatchObject({ ok: true });
+    });
+  });
+
+  it('an-operator-scene-is-not-cut-by-a-race-look-which-is-listed-as-not-shown', async () => {
+    await withHost({ nodes: 3, seed: 2, integrationSecret: SECRET }, async (h) => {
+      await discoverAll(h);
+      const [a, b] = leds(h) as [SimNode, SimNode];
+      await send(h, 'PUT', '/api/race-lights', {
+        seats: [
+          { seat: 0, gate: { kind: 'device', value: a.addr } },
+          { seat: 1, gate: { kind: 'device', value: b.addr } },
+        ],
+        finish_gate: { kind: 'device', value: a.addr },
+      });
+      const phase = (body: Record<string, unknown>) =>
+        send(h, 'POST', '/api/integration/race/phase', body, H);
+      type Rec = { phase: string; state: string; error: string | null };
+      const recent = async (): Promise<Rec[]> =>
+        (await h.get<{ race_lights: { recent_phases: Rec[] } }>('/api/integration')).body.race_lights
+          .recent_phases;
+      // The operator's own scene (a long one) is running: the race look is not shown, and says so.
+      const sse = await h.sse();
+      const op = h.post<{ result: { cancelled: boolean } }>('/api/scenes/podium/run', {
+        label: 'Podium',
+        actions: [{ kind: 'sync' }, { kind: 'delay', duration_ms: 60_000 }, { kind: 'sync' }],
+      });
+      await sse.waitFor('scene_progress', (d) => (d as { key: string; index: number }).index === 1);
+      expect((await phase({ phase: 'stop' })).body).toMatchObject({ ran: ['stop'] });
+      const rec = await eventually(async () => {
+        const last = (await recent()).at(-1);
+        return last?.state === 'not_shown' ? last : null;
+      }, 'the stop look listed as not shown');
+      expect(rec).toMatchObject({ phase: 'stop', error: 'scene_running: podium' });
+      // The operator's scene was not cancelled by the race look: Blackout ends it.
+      const bo = await h.post<{ scene_cancelled: string | null }>('/api/blackout');
+      expect(bo.body.scene_cancelled).toBe('podium');
+      expect((await op).body.result.cancelled).toBe(true);
     });
   });
 });

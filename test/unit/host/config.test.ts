@@ -13,6 +13,18 @@ describe('runtime configuration', () => {
     });
   });
 
+  it('stdin-ties-the-host-life-only-when-asked-never-by-the-integration-alone', () => {
+    const secret = { LIGHTNET_INTEGRATION_SECRET: 'x'.repeat(16) };
+    expect(loadConfig(['--integration', 'rotorhazard'], secret).exitOnStdinClose).toBe(false);
+    expect(
+      loadConfig(['--integration', 'rotorhazard', '--exit-on-stdin-close'], secret).exitOnStdinClose,
+    ).toBe(true);
+    expect(loadConfig([], { LIGHTNET_EXIT_ON_STDIN_CLOSE: '1' }).exitOnStdinClose).toBe(true);
+    expect(() => loadConfig([], { LIGHTNET_EXIT_ON_STDIN_CLOSE: 'sometimes' })).toThrow(
+      /--exit-on-stdin-close .* must be true or false/,
+    );
+  });
+
   it('flags-beat-environment', () => {
     const c = loadConfig(
       ['--port', '6000', '--gateway', 'tcp:127.0.0.1:7000', '--sim-nodes', '50', '--prefix', '/x/'],

@@ -7,15 +7,69 @@
 import { describe, expect, it } from 'vitest';
 import type { TxOutcome } from '../../../src/gateway/types.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { SceneRunningError } from '../../../src/errors.ts';
 import { LookMemory } from '../../../src/services/integration/laps/looks.ts';
+import type { LookRun, LookRunner } from '../../../src/services/integration/laps/phase-player.ts';
 import { RaceLightsService, type Frame } from '../../../src/services/integration/laps/service.ts';
 import { raceLightsSchema } from '../../../src/services/integration/laps/settings.ts';
+
+/**
+ * The scene runner's contract: one run at a time, a second refused with SceneRunningError,
+ * cancel ends the run (as cancelled) once its frame on the air is done — here when the test
+ * says so (`finish`), or on the next turn for a cancel.
+ */
+function fakeRunner() {
+  const started: string[] = [];
+  let current: { key: string; end: (r: LookRun) => void } | null = null;
+  let cancels = 0;
+  const port: LookRunner = {
+    run: (key) => {
+      if (current) return Promise.reject(new SceneRunningError(current.key));
+      started.push(key);
+      return new Promise<LookRun>((resolve) => {
+        const me = {
+          key,
+          end: (r: LookRun) => {
+            if (current === me) current = null;
+            resolve(r);
+          },
+        };
+        current = me;
+      });
+    },
+    running: () => current?.key ?? null,
+    cancels: () => cancels,
+    cancel: () => {
+      cancels++;
+      const c = current;
+      if (c) setImmediate(() => c.end({ ok: false, cancelled: true, error: 'cancelled' }));
+    },
+  };
+  return {
+    port,
+    started,
+    running: () => current?.key ?? null,
+    /** The running look goes out whole. */
+    finish: async () => {
+      current?.end({ ok: true, cancelled: false, error: null });
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+    },
+    /** Someone else (Blackout, the operator) cancels the running scene. */
+    cancelFromOutside: () => port.cancel(),
+    /** The operator starts a scene of their own. */
+    operator: (key: string) => {
+      void port.run(key, {});
+    },
+  };
+}
 
 function fake(settings: unknown = {}) {
   let now = 1_000_000;
   const timers: { at: number; fn: () => void; dead: boolean }[] = [];
   const sent: { frame: Frame; deadlineMs: number; settle: (o: TxOutcome) => void }[] = [];
-  const scenes: string[] = [];
+  const runner = fakeRunner();
+  const scenes = runner.started;
   let backlog = 0;
   const looks = new LookMemory();
   const s = raceLightsSchema.parse(settings);
@@ -44,9 +98,7 @@ function fake(settings: unknown = {}) {
     send: (frame, deadlineMs) => new Promise((settle) => sent.push({ frame, deadlineMs, settle })),
     radioBacklog: () => backlog,
     flashAirtimeMs: () => 40,
-    startScene: async (key) => {
-      scenes.push(key);
-    },
+    runner: runner.port,
     looks,
     settings: () => s,
   });
@@ -55,6 +107,7 @@ function fake(settings: unknown = {}) {
     svc,
     sent,
     scenes,
+    runner,
     looks,
     setBacklog: (n: number) => (backlog = n),
     advance: async (ms: number) => {
@@ -231,5 +284,97 @@ describe('race lights radio discipline', () => {
     ]);
     await f.advance(3000);
     expect(f.svc.phase({ phase: 'start', seat: null, color: null, force: false }).ran).toEqual([]);
+  });
+  describe('phase looks never refuse each other', () => {
+    const ph = (phase: string, extra: Record<string, unknown> = {}) =>
+      ({ phase, seat: null, color: null, force: false, ...extra }) as Parameters<
+        RaceLightsService['phase']
+      >[0];
+    const flush = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    type Rec = { phase: string; state: string; error: string | null };
+    const states = (f: ReturnType<typeof fake>) =>
+      (f.svc.view().recent_phases as Rec[]).map((r) => `${r.phase}:${r.state}`);
+
+    it('a win during the stop look takes over; the stop look then goes out whole and the winner after it', async () => {
+      const f = fake(GATES);
+      f.svc.phase(ph('stop'));
+      expect(f.runner.running()).toBe('race-lights-stop');
+      f.svc.phase(ph('win', { seat: 1, color: '#0000ff' }));
+      await flush();
+      // The cut stop look runs again, whole, then the winner.
+      expect(f.runner.running()).toBe('race-lights-stop');
+      await f.runner.finish();
+      expect(f.runner.running()).toBe('race-lights-win');
+      await f.runner.finish();
+      expect(f.scenes).toEqual(['race-lights-stop', 'race-lights-stop', 'race-lights-win']);
+      expect(states(f)).toEqual(['stop:taken_over', 'stop:shown', 'win:shown']);
+    });
+
+    it('a stop after the win (shown or running) is followed by the winner again; a new race forgets the winner', async () => {
+      const f = fake(GATES);
+      f.svc.phase(ph('win', { seat: 0, color: '#ff0000' }));
+      f.svc.phase(ph('stop'));
+      await flush();
+      expect(f.runner.running()).toBe('race-lights-stop');
+      await f.runner.finish();
+      await f.runner.finish();
+      expect(f.scenes).toEqual(['race-lights-win', 'race-lights-stop', 'race-lights-win']);
+      expect(states(f)).toEqual(['win:taken_over', 'stop:shown', 'win:shown']);
+      // A stop once the heat changed shows no old winner.
+      f.svc.phase(ph('heat_change'));
+      await f.runner.finish();
+      f.svc.phase(ph('stop'));
+      await f.runner.finish();
+      expect(f.scenes.slice(3)).toEqual(['race-lights-heat_change', 'race-lights-stop']);
+      expect(f.runner.running()).toBeNull();
+    });
+
+    it('phases arriving together end on the last; each earlier one is taken over, none refused', async () => {
+      const f = fake(GATES);
+      f.svc.phase(ph('finish'));
+      f.svc.phase(ph('stop'));
+      f.svc.phase(ph('heat_change'));
+      await flush();
+      expect(f.runner.running()).toBe('race-lights-heat_change');
+      await f.runner.finish();
+      expect(states(f)).toEqual(['finish:taken_over', 'stop:taken_over', 'heat_change:shown']);
+    });
+
+    it("an operator's scene is never cancelled: the look is listed as not shown", async () => {
+      const f = fake(GATES);
+      f.runner.operator('podium');
+      f.svc.phase(ph('stop'));
+      await flush();
+      expect(f.runner.running()).toBe('podium');
+      expect(f.svc.view().recent_phases).toEqual([
+        expect.objectContaining({ phase: 'stop', state: 'not_shown', error: 'scene_running: podium' }),
+      ]);
+    });
+
+    it('Blackout while a take-over waits for the running look to end: nothing more is played', async () => {
+      const f = fake(GATES);
+      f.svc.phase(ph('stop'));
+      f.svc.phase(ph('win', { seat: 0, color: '#ff0000' }));
+      f.runner.cancelFromOutside();
+      await flush();
+      expect(f.runner.running()).toBeNull();
+      expect(f.scenes).toEqual(['race-lights-stop']);
+      expect(states(f)).toEqual(['stop:taken_over', 'stop:cancelled', 'win:cancelled']);
+    });
+
+    it('Blackout during the stop look ends the sequence: the winner queued behind it does not follow', async () => {
+      const f = fake(GATES);
+      f.svc.phase(ph('win', { seat: 0, color: '#ff0000' }));
+      await f.runner.finish();
+      f.svc.phase(ph('stop'));
+      expect(f.runner.running()).toBe('race-lights-stop');
+      f.runner.cancelFromOutside();
+      await flush();
+      expect(f.runner.running()).toBeNull();
+      expect(f.scenes).toEqual(['race-lights-win', 'race-lights-stop']);
+      expect(states(f)).toEqual(['win:shown', 'stop:cancelled', 'win:cancelled']);
+    });
   });
 });

@@ -12,9 +12,11 @@ import type { IntegrationService } from '../service.ts';
 import { LookMemory } from './looks.ts';
 import { RaceLightsService } from './service.ts';
 import { RaceLightsFile, defaultRaceLights, type RaceLightsSettings } from './settings.ts';
+import { checkTargets, type TargetCatalog } from './targets.ts';
 
 export { LookMemory } from './looks.ts';
 export { RaceLightsService, type LapEvent, type PhaseEvent } from './service.ts';
+export { SEATS, type TargetCatalog } from './targets.ts';
 export {
   raceLightsSchema,
   raceLightGatesOf,
@@ -31,6 +33,7 @@ export class RaceLightsSettingsStore {
   constructor(
     private readonly file: RaceLightsFile,
     private readonly log: Logger,
+    private readonly catalog: TargetCatalog,
   ) {}
 
   get(): RaceLightsSettings {
@@ -43,8 +46,12 @@ export class RaceLightsSettingsStore {
     this.current = settings;
   }
 
-  /** Validated at the route; on disk (fsynced) before it takes effect. */
+  /**
+   * Shape validated at the route; every group, device and scene named must exist here
+   * (ValidationError otherwise, nothing written). On disk (fsynced) before it takes effect.
+   */
   async put(s: RaceLightsSettings): Promise<RaceLightsSettings> {
+    checkTargets(s, this.catalog);
     await this.file.save(s);
     this.current = s;
     this.log.info({ seats: s.seats.length, enabled: s.enabled }, 'race lights settings saved');
@@ -66,12 +73,14 @@ export function createRaceLights(d: {
   sceneDispatch: SceneDispatchService;
   integration: IntegrationService;
   looks: LookMemory;
+  /** The groups, devices and scenes a setting may name. */
+  catalog: TargetCatalog;
   /** Several gateways: a flash planned per network goes through that network's gateway. */
   router?: NetworkRouter;
 }): RaceLights {
   const log = d.log.child({ mod: 'race-lights' });
   const wall = new ScaledClock(1);
-  const settings = new RaceLightsSettingsStore(new RaceLightsFile(d.dataDir), log);
+  const settings = new RaceLightsSettingsStore(new RaceLightsFile(d.dataDir), log, d.catalog);
   let airtime = { at: -Infinity, ms: 0 };
   const flashAirtimeMs = (): number => {
     const now = wall.now();
@@ -104,7 +113,12 @@ export function createRaceLights(d: {
     },
     radioBacklog: () => d.driver.stats().queueDepth,
     flashAirtimeMs,
-    startScene: (key, body) => d.integration.startScene(key, body),
+    runner: {
+      run: (key, body) => d.integration.runScene(key, body),
+      running: () => d.sceneDispatch.running(),
+      cancels: () => d.sceneDispatch.cancels(),
+      cancel: () => void d.sceneDispatch.cancel(),
+    },
     looks: d.looks,
     settings: () => settings.get(),
   });

@@ -25,6 +25,7 @@ import {
   type GateBatch,
   type StageTimes,
 } from './merge.ts';
+import { PhaseLookPlayer, type LookRunner, type PhaseLook } from './phase-player.ts';
 import { builtinLook, gateLabel, seatColor, seatGate, type SceneTarget, gateTarget } from './phases.ts';
 import type { Gate, Phase, RaceLightsSettings } from './settings.ts';
 
@@ -47,8 +48,8 @@ export interface RaceLightsDeps {
   radioBacklog(): number;
   /** Airtime of one flash frame at the current RF settings (ms). */
   flashAirtimeMs(): number;
-  /** Starts a stored scene, or a draft when `body.actions` is set, without waiting for it. */
-  startScene(key: string, body: Record<string, unknown>): Promise<void>;
+  /** The scene runner, for the phase looks (phase-player.ts). */
+  runner: LookRunner;
   looks: LookMemory;
   settings(): RaceLightsSettings;
 }
@@ -118,8 +119,15 @@ export class RaceLightsService {
   };
   private readonly recent: FlashRecord[] = [];
   private lastPhase: { phase: string; at_epoch_ms: number; how: string } | null = null;
+  private readonly player: PhaseLookPlayer;
+  /** This race's winner look: kept on the finish gate until the next race is staged or the heat changes. */
+  private winner: PhaseLook | null = null;
+  /** The last look over every gate (staging … stop) and whether it went out whole. */
+  private base: { look: PhaseLook; shown: boolean } | null = null;
 
-  constructor(private readonly deps: RaceLightsDeps) {}
+  constructor(private readonly deps: RaceLightsDeps) {
+    this.player = new PhaseLookPlayer({ runner: deps.runner, log: deps.log, now: () => deps.wall.now() });
+  }
 
   view(): Record<string, unknown> {
     return {
@@ -127,6 +135,7 @@ export class RaceLightsService {
       recent_flashes: [...this.recent],
       scheduled: [...this.scheduled].map(([phase, s]) => ({ phase, at_epoch_ms: s.at_epoch_ms })),
       last_phase: this.lastPhase,
+      recent_phases: this.player.records(),
     };
   }
 
@@ -221,13 +230,30 @@ export class RaceLightsService {
     const body = p.scene ? {} : builtinLook(phase, s, this.deps.heat(), winner);
     if (!body) return [];
     this.lastPhase = { phase, at_epoch_ms: this.deps.wall.now(), how };
-    this.deps.startScene(key, body as unknown as Record<string, unknown>).catch((err: unknown) => {
-      this.deps.log.warn(
-        { phase, scene: key, error: (err as Error).message },
-        'race lights: phase look not run',
-      );
-    });
+    const look: PhaseLook = { phase, key, body: body as unknown as Record<string, unknown> };
+    void this.player.play(this.sequence(look));
     return [phase];
+  }
+
+  /**
+   * What a phase plays. The winner look covers only the finish gate, the others every gate:
+   * so that both the race's end and its winner show whatever order RotorHazard sends them
+   * in, the winner stays on the finish gate until the next race — a finish or stop look
+   * after the win is followed by the winner look again, and a win that takes over a look
+   * not yet out whole lets that look finish first.
+   */
+  private sequence(look: PhaseLook): PhaseLook[] {
+    if (look.phase === 'win') {
+      this.winner = look;
+      const base = this.base;
+      return base && !base.shown ? [base.look, look] : [look];
+    }
+    if (look.phase === 'staging' || look.phase === 'start' || look.phase === 'heat_change')
+      this.winner = null;
+    const base = { look, shown: false };
+    look.whenShown = () => (base.shown = true);
+    this.base = base;
+    return this.winner && (look.phase === 'finish' || look.phase === 'stop') ? [look, this.winner] : [look];
   }
 
   private drop(
