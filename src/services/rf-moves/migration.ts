@@ -65,6 +65,8 @@ const STRAGGLER_PASSES = 2;
 const STRAGGLER_WAIT_MS = 12_000;
 const STRAGGLER_STALL_MIN_MS = 7000;
 const GATEWAY_BACK_MS = 20_000;
+/** DEVICES rounds on the new channel for nodes the rebind pass did not reach (loss: 2). */
+const FIND_ROUNDS = 2;
 
 export function startMigration(deps: RfMovesDeps, req: MigrateRequest, resumed = false): TaskSnapshot {
   deps.tasks.assertIdle();
@@ -222,8 +224,24 @@ async function runMigration(
   const noteBack = (ts: number): void => {
     lastBackAt = Math.max(lastBackAt, ts);
   };
+  /**
+   * A node heard on B in the group it had is home: DEVICES to group 0 on B (answered by the
+   * nodes in group 0 there — never discovered, or rebooted out of their group — not by the
+   * whole fleet); one whose stored group is another is put back into it first (stillOnOld
+   * works on whatever channel the gateway is on). The rest are the sweep's.
+   */
+  const findOnNew = async (addrs: readonly Addr[]): Promise<void> => {
+    if (addrs.length === 0) return;
+    ctx.setMeta({ ...meta, stage: 'find_new', index: back.size, total: travellers.length });
+    for (const a of await stillOnOld(gw, new Set(addrs), ctx, groupOf, FIND_ROUNDS, 0)) {
+      if (back.has(a)) continue;
+      back.add(a);
+      noteBack(clock.now());
+    }
+  };
   // Every moved node is up unbound on B by now: one targeted SET_GROUP pass first; the
-  // recovery sweep (and the nodes' announcements, for group 0) follow the rest.
+  // nodes it did not reach (group 0 among them) are asked on B, the recovery sweep follows
+  // the rest.
   ctx.setMeta({ ...meta, stage: 'rebind', index: 0, total: travellers.length });
   const grouped = travellers.filter((a) => groupOf(a) !== 0);
   // Rejoining while the pass runs (a status poll does not call them offline); any proof of
@@ -253,6 +271,10 @@ async function runMigration(
   }
   for (const a of grouped) if (!recovery.isRejoining(a)) back.add(a);
   ctx.checkpoint();
+  // The rest are asked, not waited for: a node in group 0 (never discovered) gets no
+  // SET_GROUP, and its boot announcements on B went out while the gateway was still on A
+  // (the verification), so nothing would ever be heard from it.
+  await findOnNew(travellers.filter((a) => !back.has(a)));
   await follow(
     deps,
     ctx,
@@ -265,6 +287,8 @@ async function runMigration(
     noteBack,
   );
   for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
+    // Asked on B once more before the old channel is searched (a lost reply is not a node lost).
+    await findOnNew(travellers.filter((a) => !back.has(a)));
     const late = travellers.filter((a) => !back.has(a));
     if (late.length === 0) break;
     // Missed by the verification (loss) and still bound on A, or rebooted there: fetch them.
