@@ -26,6 +26,7 @@ import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskContext, TaskSnapshot } from '../../tasks/task-manager.ts';
 import {
   goHome,
+  pause,
   networkOf,
   readyGateway,
   recordSeen,
@@ -65,8 +66,13 @@ const STRAGGLER_PASSES = 2;
 const STRAGGLER_WAIT_MS = 12_000;
 const STRAGGLER_STALL_MIN_MS = 7000;
 const GATEWAY_BACK_MS = 20_000;
-/** DEVICES rounds on the new channel for nodes the rebind pass did not reach (loss: 2). */
-const FIND_ROUNDS = 2;
+/** At most this many DEVICES rounds on the new channel for the nodes the rebind did not reach. */
+const FIND_ROUNDS_MAX = 6;
+/**
+ * A node is off the air ≈ 5 s after it took RF_CONFIG (it stores it and reboots, the docs'
+ * figure): asked on the new channel before then, the last one told would not answer yet.
+ */
+const NODE_RF_REBOOT_MS = 5000;
 
 export function startMigration(deps: RfMovesDeps, req: MigrateRequest, resumed = false): TaskSnapshot {
   deps.tasks.assertIdle();
@@ -116,6 +122,8 @@ async function runMigration(
         return d !== undefined && registry.linkState(d) === 'offline';
       });
   const pushed = new Set<Addr>();
+  /** When the last RF_CONFIG went out (its node is up on B ≈ NODE_RF_REBOOT_MS later). */
+  let lastPushAt = clock.now();
   const notMoved: Addr[] = [];
   let repushed = 0;
   const phase = { prepare: 0, push: 0, verify: 0, gateway: 0, rebind: 0 };
@@ -139,9 +147,12 @@ async function runMigration(
     } else {
       const skip = new Set(skipped);
       targets = all.filter((a) => !skip.has(a));
+      // Bound first (an unbound node ignores RF_CONFIG): the rejoining ones, and the nodes in
+      // group 0 — never discovered, so never given a master; without this every one of them
+      // cost a wasted push and a verification round, and its late re-push a late reboot.
       await Promise.all(
         targets
-          .filter((x) => recovery.isRejoining(x))
+          .filter((x) => recovery.isRejoining(x) || groupOf(x) === 0)
           .map((a) => face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal })),
       );
       ctx.checkpoint();
@@ -152,6 +163,7 @@ async function runMigration(
       ctx.checkpoint();
       if (i % 10 === 0) ctx.setMeta({ ...meta, stage: 'push', index: i, total: targets.length });
       const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+      lastPushAt = clock.now();
       if (r.ok) pushed.add(a);
       else if (r.reason === 'cancelled') ctx.checkpoint();
     }
@@ -179,6 +191,7 @@ async function runMigration(
         // Bind it first: a node that lost its master (a reboot, an unpin) ignores RF_CONFIG.
         if (n > 1) await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 2, signal: ctx.signal });
         const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+        lastPushAt = clock.now();
         if (r.ok) {
           pushed.add(a);
           repushed++;
@@ -231,14 +244,22 @@ async function runMigration(
    * works on whatever channel the gateway is on). The rest are the sweep's.
    */
   const findOnNew = async (addrs: readonly Addr[]): Promise<void> => {
-    if (addrs.length === 0) return;
-    ctx.setMeta({ ...meta, stage: 'find_new', index: back.size, total: travellers.length });
-    for (const a of await stillOnOld(gw, new Set(addrs), ctx, groupOf, FIND_ROUNDS, 0)) {
-      if (back.has(a)) continue;
-      back.add(a);
-      noteBack(clock.now());
+    // Round by round until every one answered: the found ones (still in group 0) answer
+    // again and collide with the rest, so a round hears only some of a crowd; two rounds
+    // in a row without news end it (the rest are the sweep's, then the stragglers').
+    let open = addrs.filter((a) => !back.has(a));
+    for (let round = 0, dry = 0; open.length > 0 && round < FIND_ROUNDS_MAX && dry < 2; round++) {
+      ctx.setMeta({ ...meta, stage: 'find_new', index: back.size, total: travellers.length });
+      const found = await stillOnOld(gw, new Set(open), ctx, groupOf, 1, 0);
+      dry = found.length === 0 ? dry + 1 : 0;
+      for (const a of found) {
+        back.add(a);
+        noteBack(clock.now());
+      }
+      open = open.filter((a) => !back.has(a));
     }
   };
+
   // Every moved node is up unbound on B by now: one targeted SET_GROUP pass first; the
   // nodes it did not reach (group 0 among them) are asked on B, the recovery sweep follows
   // the rest.
@@ -274,7 +295,10 @@ async function runMigration(
   // The rest are asked, not waited for: a node in group 0 (never discovered) gets no
   // SET_GROUP, and its boot announcements on B went out while the gateway was still on A
   // (the verification), so nothing would ever be heard from it.
-  await findOnNew(travellers.filter((a) => !back.has(a)));
+  const unheard = travellers.filter((a) => !back.has(a));
+  if (unheard.length > 0)
+    await pause(clock, Math.max(0, lastPushAt + NODE_RF_REBOOT_MS - clock.now()), ctx.signal);
+  await findOnNew(unheard);
   await follow(
     deps,
     ctx,
