@@ -7,8 +7,8 @@
  *    cut from here on resumes on the next start knowing both channels.
  * 2. With the gateway leased on A (volatile there first if it is elsewhere: the conflict
  *    case "move the nodes to the gateway's channel", or a resume after the gateway moved),
- *    RF_CONFIG(B) to every online node, back to back; rejoining nodes get their SET_GROUP
- *    first (an unbound node ignores RF_CONFIG).
+ *    RF_CONFIG(B) to every online node, back to back; rejoining nodes and nodes in group 0
+ *    get their SET_GROUP first (an unbound node ignores RF_CONFIG).
  * 3. Negative verification on A: STATUS to every group; whoever still answers missed it and
  *    is pushed again (at most 3 times).
  * 4. The gateway: SET_RF persist B (it answers, then reboots); the task waits for that
@@ -16,8 +16,9 @@
  *    `rf := B`.
  * 5. The lease goes; every moved node is up unbound on B by then, so one targeted,
  *    burst-paced SET_GROUP pass (its stored group) rebinds them at the air's pace while the
- *    recovery sweep leaves them alone (recovery.claim); the sweep then follows the few it
- *    missed (nodes in group 0 bind through their boot announcement); then `migration: null`.
+ *    recovery sweep leaves them alone (recovery.claim); the nodes it cannot reach (group 0:
+ *    no SET_GROUP for them) are asked on B with DEVICES to group 0 — heard there in the
+ *    group they had, they are home; the sweep follows the rest; then `migration: null`.
  * A resume does the same, except that it cannot know who was pushed: it finds whoever still
  * answers on A (STATUS, and DEVICES for unbound nodes), moves those, and rebinds everyone.
  */
