@@ -24,6 +24,7 @@ export function buildRadio(
 ): { radio: Radio; router: NetworkRouter } {
   const radio = new Radio(gateways, {
     networks: () => store.state.networks,
+    hasDevices: (id) => store.state.devices.some((d) => d.network_id === id),
     networkOf: (addr) => registry()?.find(addr)?.network_id ?? null,
     networksOfGroup: (g) => [
       ...new Set(store.state.devices.filter((d) => d.groupId === g).map((d) => d.network_id)),

@@ -1,7 +1,9 @@
 /**
  * The Radio's aggregate snapshots with several gateways (or one held): one part per gateway
- * in service plus one per network whose gateway is not attached, folded by routing.ts into
- * the contract's `gateway` and `master` shapes with the per-network detail beside them.
+ * in service, one per network whose gateway is not attached and one per network with
+ * devices but no gateway, folded by routing.ts into the contract's `gateway` and `master`
+ * shapes with the per-network detail beside them. A gateway in no network is a spare part
+ * (networkId null): listed, but it does not decide whether the fleet is ready.
  */
 import { aggregateMaster, aggregateReadiness, type NetworkPart } from './routing.ts';
 import type { GatewayHold, RadioGateway } from './radio-table.ts';
@@ -15,21 +17,27 @@ export interface RadioView {
   held: ReadonlyMap<number, GatewayHold>;
   networks(): readonly { id: number; name: string; gateway_mac: string | null }[];
   networkName(id: number): string;
+  /** Whether any stored device belongs to the network (one without a gateway then matters). */
+  hasDevices(networkId: number): boolean;
 }
 
-/** One part per configured gateway, plus one per network whose gateway is not attached. */
+/**
+ * One part per configured gateway (a spare one — unassigned, or not identified yet — with
+ * networkId null), plus one per network whose gateway is not attached (`missing(mac)`) or
+ * that has devices but no gateway at all (`missing(null)`).
+ */
 function parts<T>(
   v: RadioView,
   value: (d: GatewayDriver) => T,
-  missing: (mac: string) => T,
+  missing: (mac: string | null) => T,
 ): NetworkPart<T>[] {
   const parts: NetworkPart<T>[] = v.gateways.flatMap((g, i) => {
     if (v.retired.has(i)) return [];
-    const id = v.bound.get(i) ?? v.held.get(i)?.networkId ?? undefined;
+    const id = v.bound.get(i) ?? v.held.get(i)?.networkId ?? null;
     return [
       {
-        networkId: id ?? 0,
-        name: id !== undefined ? v.networkName(id) : `gateway on ${g.label}`,
+        networkId: id,
+        name: id !== null ? v.networkName(id) : `gateway on ${g.label}`,
         value: value(g.driver),
       },
     ];
@@ -39,7 +47,8 @@ function parts<T>(
     ...[...v.held.values()].flatMap((h) => (h.networkId === null ? [] : [h.networkId])),
   ]);
   for (const n of v.networks()) {
-    if (n.gateway_mac !== null && !attached.has(n.id))
+    if (attached.has(n.id)) continue;
+    if (n.gateway_mac !== null || v.hasDevices(n.id))
       parts.push({ networkId: n.id, name: n.name, value: missing(n.gateway_mac) });
   }
   return parts;
@@ -58,7 +67,7 @@ export function radioReadiness(v: RadioView): GatewayReadiness {
       },
       (mac) => ({
         ready: false,
-        last_error: `gateway ${mac} not connected`,
+        last_error: mac !== null ? `gateway ${mac} not connected` : 'no gateway assigned',
         failure_count: 0,
         transport: v.gateways.find((_, i) => !v.retired.has(i))?.driver.readiness().transport ?? 'sim',
         port: null,

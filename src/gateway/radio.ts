@@ -37,6 +37,8 @@ import type {
 /** The networks as the router sees them (wired from the state in host.ts). */
 export interface RadioDirectory extends RouteFacts {
   networks(): readonly { id: number; name: string; gateway_mac: string | null }[];
+  /** Whether any stored device belongs to the network. */
+  hasDevices(networkId: number): boolean;
 }
 
 type Failure = { ok: false; reason: 'link_down'; detail: string };
@@ -217,6 +219,7 @@ export class Radio implements GatewayDriver {
       held: this.table.held,
       networks: () => this.dir.networks(),
       networkName: (id) => this.networkName(id),
+      hasDevices: (id) => this.dir.hasDevices(id),
     };
   }
 

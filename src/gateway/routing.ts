@@ -5,7 +5,9 @@
  *
  * The aggregate is honest: `ready` only when every network's gateway is ready, the first
  * problem is named with its network, counters are summed. Per-gateway detail goes into
- * extra fields (the contract allows extra fields).
+ * extra fields (the contract allows extra fields). A gateway that serves no network (a
+ * spare: unassigned, or not identified yet) is listed but says nothing about the networks:
+ * it never makes a working fleet look down.
  */
 import { BROADCAST, type Addr, type M2NRequest } from '../protocol/types.ts';
 import type { DriverStats, GatewayReadiness, MasterSnapshot } from './types.ts';
@@ -49,22 +51,38 @@ export function targetNetworks(
 }
 
 export interface NetworkPart<T> {
-  networkId: number;
+  /** The network it serves (or would serve: a conflict), null for a spare gateway. */
+  networkId: number | null;
+  /** The network's name, or the spare gateway's port. */
   name: string;
   value: T;
 }
 
-/** Per-gateway detail added to the aggregate readiness with several gateways. */
-export type GatewayDetail = GatewayReadiness & { network_id: number; network: string };
+/**
+ * The parts that speak for the fleet: every network's (its gateway, or its lack of one).
+ * Spares only when no network has a gateway at all (nothing served: they are all there is).
+ */
+function fleetParts<T>(parts: readonly NetworkPart<T>[]): readonly NetworkPart<T>[] {
+  const networks = parts.filter((p) => p.networkId !== null);
+  return networks.length > 0 ? networks : parts;
+}
+
+/**
+ * Per-gateway detail added to the aggregate readiness with several gateways; a spare
+ * gateway has `network_id: null` and its port as `network`.
+ */
+export type GatewayDetail = GatewayReadiness & { network_id: number | null; network: string };
 
 export function aggregateReadiness(
   parts: readonly NetworkPart<GatewayReadiness>[],
 ): GatewayReadiness & { gateways: GatewayDetail[]; networks_ready: number; networks_total: number } {
-  const first = parts[0];
+  const counted = fleetParts(parts);
+  const first = counted[0];
   if (!first) throw new Error('aggregateReadiness: no gateway');
-  const notReady = parts.filter((p) => !p.value.ready);
+  const notReady = counted.filter((p) => !p.value.ready);
   const problem = notReady.find((p) => p.value.last_error) ?? notReady[0];
-  const retries = parts.map((p) => p.value.next_retry_in_s).filter((s): s is number => s !== null);
+  const retries = counted.map((p) => p.value.next_retry_in_s).filter((s): s is number => s !== null);
+  const networks = counted.filter((p) => p.networkId !== null);
   return {
     ready: notReady.length === 0,
     last_error: problem ? `${problem.name}: ${problem.value.last_error ?? 'gateway not ready'}` : null,
@@ -74,8 +92,8 @@ export function aggregateReadiness(
     gateway_mac: first.value.gateway_mac,
     next_retry_in_s: retries.length > 0 ? Math.min(...retries) : null,
     gateways: parts.map((p) => ({ ...p.value, network_id: p.networkId, network: p.name })),
-    networks_ready: parts.length - notReady.length,
-    networks_total: parts.length,
+    networks_ready: networks.filter((p) => p.value.ready).length,
+    networks_total: networks.length,
   };
 }
 
@@ -86,9 +104,14 @@ const rank = (state: string): number => {
   return i < 0 ? 0 : i;
 };
 
+/**
+ * The worst network's state. A spare gateway is left out (its state, its events — unknown
+ * nodes announcing — and its errors are no network's), unless no network has a gateway.
+ */
 export function aggregateMaster(
-  parts: readonly NetworkPart<MasterSnapshot & { ready: boolean }>[],
-): MasterSnapshot & { networks: (MasterSnapshot & { network_id: number; network: string })[] } {
+  all: readonly NetworkPart<MasterSnapshot & { ready: boolean }>[],
+): MasterSnapshot & { networks: (MasterSnapshot & { network_id: number | null; network: string })[] } {
+  const parts = fleetParts(all);
   const first = parts[0];
   if (!first) throw new Error('aggregateMaster: no gateway');
   // A gateway that is not connected knows nothing: its part is UNKNOWN whatever it last said.

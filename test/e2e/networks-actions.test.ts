@@ -16,6 +16,7 @@ import { withHost, type Harness } from '../integration/harness.ts';
 import { devices, discoverAll } from '../integration/host/helpers.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 import { until } from '../until.ts';
+import { snrFloorDb } from '../../src/sim/air.ts';
 
 type Page = BrowserHandle['page'];
 
@@ -326,6 +327,131 @@ describe('the Networks dialog actions', () => {
         .getByTestId('network-channel')
         .getByText(describeRf(CH3))
         .waitFor();
+      expect(b.errors).toEqual([]);
+    });
+  }, 180_000);
+
+  it('moves-a-network-of-nodes-never-discovered-at-390px-every-node-home-and-no-interrupted-words', async () => {
+    // A fresh two-gateway start: every node announced itself and sits in group 0.
+    await withHost({ nodes: 4, seed: 1, simGateways: 2 }, async (h) => {
+      const sim = h.host.sims.find((s) => s.fleet.gateway.mac.replace(/:/g, '') === '48CA43102030')!;
+      const floor = snrFloorDb(7);
+      const healthy = sim.fleet.nodes
+        .filter((n) => (sim.fleet.air.qualityOf(n.addr)?.snr ?? -99) >= floor + 1.5)
+        .map((n) => n.addr);
+      await until('the nodes known in group 0', async () => {
+        const rows = await devices(h);
+        return healthy.every((a) => rows.some((d) => d.addr === a && d.online && d.groupId === 0));
+      });
+      const page = b.page;
+      await page.setViewportSize({ width: 390, height: 844 });
+      // Whether the dialog ever called the running move interrupted.
+      await page.addInitScript(`
+        window.__interrupted = false;
+        addEventListener('DOMContentLoaded', () => {
+          new MutationObserver(() => {
+            const t = document.querySelector('[data-testid=move-target]');
+            if (t && /interrupted/.test(t.textContent)) window.__interrupted = true;
+          }).observe(document.body, { childList: true, subtree: true, characterData: true });
+        });
+      `);
+      try {
+        await page.goto(h.url + '/');
+        const dialog = await openNetworks(page);
+        await dialog
+          .getByTestId('network-card-1')
+          .getByRole('button', { name: 'Move to another channel…' })
+          .click();
+        const move = page.locator('dialog[open][data-testid=network-move]');
+        await move.getByTestId('channel-2').getByText('used by Network 2', { exact: false }).waitFor();
+        // On a phone a channel's note stays under its own channel's text, not at the row's
+        // start where it read as the next channel's label.
+        for (const id of [1, 2]) {
+          const row = move.getByTestId(`channel-${id}`);
+          const text = (await row.locator('strong').boundingBox())!;
+          const note = (await row.locator('.muted').boundingBox())!;
+          const next = (await move.getByTestId(`channel-${id + 1}`).boundingBox())!;
+          expect(note.x, `channel ${id}'s note indented with its text`).toBeGreaterThanOrEqual(text.x - 1);
+          expect(note.y + note.height, `channel ${id}'s note above the next channel`).toBeLessThanOrEqual(
+            next.y + 1,
+          );
+        }
+        await move.getByTestId('channel-3').getByRole('radio').check();
+        await b.shot('networks-move-group0-390');
+        await move.getByRole('button', { name: 'Move', exact: true }).click();
+        await move.getByTestId('move-target').getByText('Moving to', { exact: false }).waitFor();
+        const result = move.getByTestId('move-result');
+        await result.waitFor({ timeout: 150_000 });
+        const text = (await result.textContent()) ?? '';
+        const r = (await h.get<{ task: TaskSnapshot }>('/api/task')).body.task.result as {
+          summary: { devices: number; rebound: number };
+          stranded: string[];
+        };
+        for (const a of healthy) expect(r.stranded).not.toContain(a);
+        expect(text).toContain(`${r.summary.rebound} of ${r.summary.devices} device(s) back`);
+        expect(r.summary.rebound).toBeGreaterThanOrEqual(healthy.length);
+        await move.getByTestId('move-target').getByText('Moved to', { exact: false }).waitFor();
+        expect(await page.evaluate('window.__interrupted'), 'the running move was called interrupted').toBe(
+          false,
+        );
+        await b.shot('networks-move-group0-done-390');
+        expect(b.errors).toEqual([]);
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
+    });
+  }, 240_000);
+
+  it('after-a-move-that-left-nodes-behind-the-scan-it-asks-for-is-the-default', async () => {
+    await withHost({ nodes: 3, seed: 6 }, async (h) => {
+      const page = b.page;
+      await page.addInitScript(`
+        const Real = window.EventSource;
+        window.EventSource = class extends Real {
+          constructor(...a) { super(...a); window.__stream = this; }
+        };
+      `);
+      await page.goto(h.url + '/');
+      await page.getByTestId('gateway-pill').waitFor();
+      const lost = h.host.sim!.fleet.nodes[0]!.addr;
+      // The last task as the stream announces it: this network's move, one node left behind.
+      const moveEnd = {
+        id: 99,
+        name: 'rf_migration',
+        state: 'done',
+        meta: { network_id: 1, stage: 'rebind' },
+        result: {
+          network_id: 1,
+          from: { rf: CH1, channel: describeRf(CH1) },
+          to: { rf: CH3, channel: describeRf(CH3) },
+          summary: { devices: 3, rebound: 2, not_moved: 0, skipped_offline: 0, stranded: 1 },
+          stranded: [lost],
+          not_moved: [],
+          skipped_offline: [],
+          hint: 'nodes left behind: scan both channels',
+        },
+        last_error: null,
+      };
+      await page.evaluate(
+        `window.__stream.dispatchEvent(new MessageEvent('task', { data: ${JSON.stringify(JSON.stringify(moveEnd))} }))`,
+      );
+      const dialog = await openNetworks(page);
+      await dialog.getByTestId('network-card-1').getByRole('button', { name: 'Scan channels…' }).click();
+      const scan = page.locator('dialog[open][data-testid=channel-scan]');
+      const ask = scan.getByTestId('scan-after-move');
+      await ask
+        .getByText(`${describeRf(CH1)} (old channel) and ${describeRf(CH3)} (new channel)`, { exact: false })
+        .waitFor();
+      expect(await ask.getByRole('checkbox').isChecked()).toBe(true);
+      const sent = page.waitForRequest((r) => r.url().endsWith('/api/networks/1/channel-scan'));
+      await scan.getByRole('button', { name: 'Scan', exact: true }).click();
+      expect((await sent).postDataJSON()).toEqual({
+        region: 'EU868',
+        channel_ids: [1, 3],
+        include_home: true,
+        seek: [lost],
+      });
+      await scan.getByTestId('scan-result').waitFor({ timeout: 120_000 });
       expect(b.errors).toEqual([]);
     });
   }, 180_000);

@@ -10,13 +10,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { describeRf, findChannel } from '../../src/domain/rf-channels.ts';
 import type { RfConfig } from '../../src/protocol/types.ts';
 import type { SimOnMemory } from '../../src/sim/sim-host.ts';
 import { withHost, type Harness } from '../integration/harness.ts';
 import { discoverAll, devices } from '../integration/host/helpers.ts';
+import type { Route } from 'playwright-core';
 import { openBrowser, type BrowserHandle } from './browser.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 type Page = BrowserHandle['page'];
 
@@ -222,36 +224,82 @@ describe('networks in the UI', () => {
     await withHost({ nodes: 2, seed: 6, simGateways: 2 }, async (h) => {
       const page = b.page;
       await page.setViewportSize({ width: 1280, height: 800 });
-      // The page's stream, reachable from the test (the host sends neither message yet).
+      // The page's stream, reachable from the test; and a watch on the banner that counts
+      // every time it goes away once shown (a late stale answer would remove it).
       await page.addInitScript(`
         const Real = window.EventSource;
         window.EventSource = class extends Real {
           constructor(...a) { super(...a); window.__stream = this; }
         };
+        window.__bannerGone = 0;
+        addEventListener('DOMContentLoaded', () => {
+          let shown = false;
+          new MutationObserver(() => {
+            const now = document.querySelector('[data-testid=banner-unassigned-gateway]') !== null;
+            if (shown && !now) window.__bannerGone++;
+            shown = now;
+          }).observe(document.body, { childList: true, subtree: true });
+        });
       `);
+      // The host's list as the page asks for it: held while `holding` (to be answered in
+      // the order the test chooses), and from the event on with the gateway the event names
+      // (the host's state changed then; an answer made before it is the old state).
+      const rf = findChannel('EU868', 3)!.rf;
+      const spare = { label: 'tcp:10.0.0.9:7000', gateway_mac: 'AABBCCDDEEFF', ready: true, rf };
+      let after = false;
+      let holding = false;
+      const held: { route: Route; after: boolean }[] = [];
+      let onHeld: (() => void) | null = null;
+      const answer = async (route: Route, late: boolean): Promise<void> => {
+        const body = (await networks(h)) as Record<string, unknown>;
+        await route.fulfill({ json: late ? { ...body, unassigned: [spare] } : body });
+      };
+      await page.route(
+        (u) => u.pathname.endsWith('/api/networks'),
+        async (route) => {
+          if (holding) {
+            held.push({ route, after });
+            onHeld?.();
+          } else await answer(route, after);
+        },
+      );
+      // The route answers from this host: gone with it (the page is the next test's too).
+      onTestFinished(() => page.unrouteAll({ behavior: 'ignoreErrors' }));
       await page.goto(h.url + '/');
       await page.getByTestId('network-pill-2').waitFor();
       const send = (type: string, data: unknown) =>
         page.evaluate(
           `window.__stream.dispatchEvent(new MessageEvent(${JSON.stringify(type)}, { data: ${JSON.stringify(JSON.stringify(data))} }))`,
         );
-      // The refresh token reloads the list.
-      const reload = page.waitForRequest((r) => r.url().endsWith('/api/networks'));
+      // The refresh token reloads the list; its answer is held, still out when the event comes.
+      holding = true;
+      const reload = new Promise<void>((resolve) => (onHeld = resolve));
       await send('refresh', { what: ['networks'] });
       await reload;
       // The event's list is applied as it comes: here it names a gateway in no network.
-      const body = await networks(h);
-      const rf = findChannel('EU868', 3)!.rf;
-      await send('networks', {
-        networks: body.networks,
-        unassigned: [{ label: 'tcp:10.0.0.9:7000', gateway_mac: 'AABBCCDDEEFF', ready: true, rf }],
-      });
-      await page
-        .getByTestId('banner-unassigned-gateway')
+      after = true;
+      await send('networks', { networks: (await networks(h)).networks, unassigned: [spare] });
+      const banner = page.getByTestId('banner-unassigned-gateway');
+      await banner
         .getByText('A gateway (MAC AA:BB:CC:DD:EE:FF, EU868 ch 3 · 868.7 MHz) belongs to no network', {
           exact: false,
         })
         .waitFor();
+      // Now the answers made before the event land (under load they did, and the banner went).
+      expect(held.filter((x) => !x.after).length).toBeGreaterThan(0);
+      const finished = held.map((x) => page.waitForEvent('requestfinished', (r) => r === x.route.request()));
+      holding = false;
+      for (const x of held.splice(0)) await answer(x.route, x.after);
+      await Promise.all(finished);
+      // One more token: its answer (the host's state now) is applied after those, by order.
+      const next = page.waitForResponse((r) => r.url().endsWith('/api/networks'));
+      await send('refresh', { what: ['networks'] });
+      await next;
+      await banner.waitFor();
+      expect(
+        await page.evaluate('window.__bannerGone'),
+        'the banner went away when an old answer landed',
+      ).toBe(0);
       expect(b.errors).toEqual([]);
     });
   });
@@ -276,9 +324,12 @@ describe('networks in the UI', () => {
         const banner = page.getByTestId('banner-unassigned-gateway');
         await banner.getByText(`A gateway (MAC ${coloned(free.gateway_mac!.replace(/:/g, ''))}, `).waitFor();
         await banner.getByText('belongs to no network — it carries no traffic', { exact: false }).waitFor();
-        await banner.getByRole('button', { name: 'Networks…' }).click();
+        await banner.getByRole('button', { name: 'Assign…' }).click();
         const dialog = page.locator('dialog[open][data-testid=networks-dialog]');
-        await dialog.getByTestId('unassigned-gateway').getByText(free.label, { exact: true }).waitFor();
+        const card = dialog.getByTestId('unassigned-gateway');
+        await card.getByText(free.label, { exact: true }).waitFor();
+        // Its Assign form is open: the banner's button is the action, not a way to find it.
+        await card.getByTestId('assign-form').waitFor();
         await b.shot('networks-unassigned-1280');
         await page.keyboard.press('Escape');
       });
@@ -303,6 +354,65 @@ describe('networks in the UI', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  for (const width of [1280, 390]) {
+    it(`a-spare-gateway-beside-a-working-network-is-amber-and-assignable-never-down-at-${width}px`, async () => {
+      const dir = await testTempDir('lightnet-e2e-spare-');
+      // `npm start`, then `npm start -- --sim-gateways 2` on the same folder (the README's
+      // suggestion): the known gateway carries the whole fleet, the second is in no network.
+      await withHost({ nodes: 3, seed: 8, dataDir: dir }, async (h) => {
+        await eventually(
+          async () => (await networks(h)).networks[0]?.state === 'ready',
+          'network 1 bound on the first start',
+        );
+      });
+      await withHost({ nodes: 3, seed: 8, simGateways: 2, dataDir: dir }, async (h) => {
+        await eventually(
+          async () => (await networks(h)).unassigned.some((g) => g.gateway_mac),
+          'the second gateway to identify',
+        );
+        const free = (await networks(h)).unassigned[0]!;
+        const mac = coloned(free.gateway_mac!.replace(/:/g, ''));
+        const page = b.page;
+        await page.setViewportSize({ width, height: width < 500 ? 844 : 800 });
+        await page.goto(h.url + '/');
+        await page.getByTestId('banner-unassigned-gateway').waitFor();
+        // The network's pill says what its gateway does (never GATEWAY DOWN), and its
+        // tooltip blames no one.
+        const pill = page.getByTestId('gateway-pill');
+        await pill.locator('.dot').waitFor();
+        const word = (await pill.locator('span').nth(1).textContent()) ?? '';
+        expect(['IDLE', 'TX', 'RX', 'RX_WINDOW']).toContain(word);
+        expect(await pill.getAttribute('class')).not.toMatch(/\bbad\b/);
+        expect((await pill.getAttribute('title')) ?? '').not.toMatch(/not ready|Last error/);
+        // The spare: amber, named by its MAC, and a click away from being assigned.
+        const spare = page.getByTestId('unassigned-pill');
+        expect(await spare.getAttribute('data-tone')).toBe('warn');
+        expect(await spare.textContent()).toContain('UNASSIGNED');
+        expect((await spare.getAttribute('title')) ?? '').toContain(`Gateway ${mac} on ${free.label}`);
+        expect(await page.getByRole('alert').count(), 'no red banner').toBe(0);
+        await insideWindow(page, '.status-bar .pill', `status bar at ${width} px`);
+        await noSidewaysScroll(page, `a spare gateway at ${width} px`);
+        await b.shot(`networks-spare-${width}`);
+        await spare.click();
+        const dialog = page.locator('dialog[open][data-testid=networks-dialog]');
+        const form = dialog.getByTestId('unassigned-gateway').getByTestId('assign-form');
+        await form.waitFor();
+        await dialog.getByTestId('network-card-1').getByTestId('network-state').getByText(word).waitFor();
+        if (width === 1280) {
+          // Assigned as a network of its own: two green pills, no banner.
+          await form.getByLabel('Name').fill('Track B');
+          await form.getByRole('button', { name: 'Assign', exact: true }).click();
+          await form.waitFor({ state: 'detached' });
+          await page.keyboard.press('Escape');
+          await page.getByTestId('network-pill-2').getByText('Track B', { exact: true }).waitFor();
+          await page.getByTestId('banner-unassigned-gateway').waitFor({ state: 'detached' });
+          expect(await spare.count()).toBe(0);
+        }
+        expect(b.errors).toEqual([]);
+      });
+    });
+  }
 
   it('a-flapping-gateway-link-raises-a-banner-naming-its-network-which-clears-once-stable', async () => {
     // The stepped clock runs an idle hour in about two seconds: a long window keeps the

@@ -31,7 +31,7 @@ import type { Gateway, Master, RecoveryProgress, SceneProgress, Task } from './t
 import { get } from './api.ts';
 import { describeTaskEnd } from './task-text.ts';
 import {
-  applyNetworks,
+  applyNetworksEvent,
   loadNetworks,
   noteGateway,
   noteMaster,
@@ -164,7 +164,7 @@ function open(): void {
   // Sent by hosts that announce networks changes themselves (bind, readiness, rename).
   src.addEventListener('networks', (e) => {
     const n = parse<Partial<NetworksAnswer>>(e as MessageEvent);
-    if (n) applyNetworks(n);
+    if (n) applyNetworksEvent(n);
   });
   src.addEventListener('gateway', (e) => {
     const g = parse<Gateway>(e as MessageEvent);

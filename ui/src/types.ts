@@ -68,7 +68,7 @@ export interface Master {
   last_event_ts: number;
   last_error: string | null;
   /** With several gateways: each network's own snapshot (the top level is the worst). */
-  networks?: (Omit<Master, 'networks'> & { network_id: number; network: string })[];
+  networks?: (Omit<Master, 'networks'> & { network_id: number | null; network: string })[];
 }
 
 export interface Gateway {
@@ -80,8 +80,11 @@ export interface Gateway {
   gateway_mac?: string | null;
   next_retry_in_s?: number | null;
   stats?: Record<string, number>;
-  /** With several gateways: each one's readiness and its network (the top level aggregates). */
-  gateways?: (Omit<Gateway, 'gateways'> & { network_id: number; network: string })[];
+  /**
+   * With several gateways: each one's readiness and its network (the top level aggregates
+   * the networks); a gateway in no network has `network_id: null` and does not count.
+   */
+  gateways?: (Omit<Gateway, 'gateways'> & { network_id: number | null; network: string })[];
   networks_ready?: number;
   networks_total?: number;
 }

@@ -32,12 +32,14 @@ export async function stillOnOld(
   ctx: TaskContext,
   groupOf: (a: Addr) => number,
   rounds: number,
+  /** 255: every group; 0: only nodes in group 0 answer (a big fleet stays quiet). */
+  groupId = 255,
 ): Promise<Addr[]> {
   const heard = new Map<Addr, number>();
   for (let i = 0; i < rounds; i++) {
     ctx.checkpoint();
     const got = await face.discover({
-      groupId: 255,
+      groupId,
       rounds: 1,
       windowMs: ROUND_WINDOW_MS,
       priority: 'bulk',

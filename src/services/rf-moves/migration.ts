@@ -7,8 +7,8 @@
  *    cut from here on resumes on the next start knowing both channels.
  * 2. With the gateway leased on A (volatile there first if it is elsewhere: the conflict
  *    case "move the nodes to the gateway's channel", or a resume after the gateway moved),
- *    RF_CONFIG(B) to every online node, back to back; rejoining nodes get their SET_GROUP
- *    first (an unbound node ignores RF_CONFIG).
+ *    RF_CONFIG(B) to every online node, back to back; rejoining nodes and nodes in group 0
+ *    get their SET_GROUP first (an unbound node ignores RF_CONFIG).
  * 3. Negative verification on A: STATUS to every group; whoever still answers missed it and
  *    is pushed again (at most 3 times).
  * 4. The gateway: SET_RF persist B (it answers, then reboots); the task waits for that
@@ -16,8 +16,9 @@
  *    `rf := B`.
  * 5. The lease goes; every moved node is up unbound on B by then, so one targeted,
  *    burst-paced SET_GROUP pass (its stored group) rebinds them at the air's pace while the
- *    recovery sweep leaves them alone (recovery.claim); the sweep then follows the few it
- *    missed (nodes in group 0 bind through their boot announcement); then `migration: null`.
+ *    recovery sweep leaves them alone (recovery.claim); the nodes it cannot reach (group 0:
+ *    no SET_GROUP for them) are asked on B with DEVICES to group 0 — heard there in the
+ *    group they had, they are home; the sweep follows the rest; then `migration: null`.
  * A resume does the same, except that it cannot know who was pushed: it finds whoever still
  * answers on A (STATUS, and DEVICES for unbound nodes), moves those, and rebinds everyone.
  */
@@ -26,6 +27,7 @@ import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskContext, TaskSnapshot } from '../../tasks/task-manager.ts';
 import {
   goHome,
+  pause,
   networkOf,
   readyGateway,
   recordSeen,
@@ -65,6 +67,13 @@ const STRAGGLER_PASSES = 2;
 const STRAGGLER_WAIT_MS = 12_000;
 const STRAGGLER_STALL_MIN_MS = 7000;
 const GATEWAY_BACK_MS = 20_000;
+/** At most this many DEVICES rounds on the new channel for the nodes the rebind did not reach. */
+const FIND_ROUNDS_MAX = 6;
+/**
+ * A node is off the air ≈ 5 s after it took RF_CONFIG (it stores it and reboots, the docs'
+ * figure): asked on the new channel before then, the last one told would not answer yet.
+ */
+const NODE_RF_REBOOT_MS = 5000;
 
 export function startMigration(deps: RfMovesDeps, req: MigrateRequest, resumed = false): TaskSnapshot {
   deps.tasks.assertIdle();
@@ -114,6 +123,8 @@ async function runMigration(
         return d !== undefined && registry.linkState(d) === 'offline';
       });
   const pushed = new Set<Addr>();
+  /** When the last RF_CONFIG went out (its node is up on B ≈ NODE_RF_REBOOT_MS later). */
+  let lastPushAt = clock.now();
   const notMoved: Addr[] = [];
   let repushed = 0;
   const phase = { prepare: 0, push: 0, verify: 0, gateway: 0, rebind: 0 };
@@ -137,9 +148,12 @@ async function runMigration(
     } else {
       const skip = new Set(skipped);
       targets = all.filter((a) => !skip.has(a));
+      // Bound first (an unbound node ignores RF_CONFIG): the rejoining ones, and the nodes in
+      // group 0 — never discovered, so never given a master; without this every one of them
+      // cost a wasted push and a verification round, and its late re-push a late reboot.
       await Promise.all(
         targets
-          .filter((x) => recovery.isRejoining(x))
+          .filter((x) => recovery.isRejoining(x) || groupOf(x) === 0)
           .map((a) => face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 3, signal: ctx.signal })),
       );
       ctx.checkpoint();
@@ -150,6 +164,7 @@ async function runMigration(
       ctx.checkpoint();
       if (i % 10 === 0) ctx.setMeta({ ...meta, stage: 'push', index: i, total: targets.length });
       const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+      lastPushAt = clock.now();
       if (r.ok) pushed.add(a);
       else if (r.reason === 'cancelled') ctx.checkpoint();
     }
@@ -177,6 +192,7 @@ async function runMigration(
         // Bind it first: a node that lost its master (a reboot, an unpin) ignores RF_CONFIG.
         if (n > 1) await face.setGroup(a, groupOf(a), { priority: 'bulk', attempts: 2, signal: ctx.signal });
         const r = await face.send(a, { op: 'RF_CONFIG', rf: to }, { priority: 'bulk', signal: ctx.signal });
+        lastPushAt = clock.now();
         if (r.ok) {
           pushed.add(a);
           repushed++;
@@ -222,8 +238,32 @@ async function runMigration(
   const noteBack = (ts: number): void => {
     lastBackAt = Math.max(lastBackAt, ts);
   };
+  /**
+   * A node heard on B in the group it had is home: DEVICES to group 0 on B (answered by the
+   * nodes in group 0 there — never discovered, or rebooted out of their group — not by the
+   * whole fleet); one whose stored group is another is put back into it first (stillOnOld
+   * works on whatever channel the gateway is on). The rest are the sweep's.
+   */
+  const findOnNew = async (addrs: readonly Addr[]): Promise<void> => {
+    // Round by round until every one answered: the found ones (still in group 0) answer
+    // again and collide with the rest, so a round hears only some of a crowd; two rounds
+    // in a row without news end it (the rest are the sweep's, then the stragglers').
+    let open = addrs.filter((a) => !back.has(a));
+    for (let round = 0, dry = 0; open.length > 0 && round < FIND_ROUNDS_MAX && dry < 2; round++) {
+      ctx.setMeta({ ...meta, stage: 'find_new', index: back.size, total: travellers.length });
+      const found = await stillOnOld(gw, new Set(open), ctx, groupOf, 1, 0);
+      dry = found.length === 0 ? dry + 1 : 0;
+      for (const a of found) {
+        back.add(a);
+        noteBack(clock.now());
+      }
+      open = open.filter((a) => !back.has(a));
+    }
+  };
+
   // Every moved node is up unbound on B by now: one targeted SET_GROUP pass first; the
-  // recovery sweep (and the nodes' announcements, for group 0) follow the rest.
+  // nodes it did not reach (group 0 among them) are asked on B, the recovery sweep follows
+  // the rest.
   ctx.setMeta({ ...meta, stage: 'rebind', index: 0, total: travellers.length });
   const grouped = travellers.filter((a) => groupOf(a) !== 0);
   // Rejoining while the pass runs (a status poll does not call them offline); any proof of
@@ -253,6 +293,13 @@ async function runMigration(
   }
   for (const a of grouped) if (!recovery.isRejoining(a)) back.add(a);
   ctx.checkpoint();
+  // The rest are asked, not waited for: a node in group 0 (never discovered) gets no
+  // SET_GROUP, and its boot announcements on B went out while the gateway was still on A
+  // (the verification), so nothing would ever be heard from it.
+  const unheard = travellers.filter((a) => !back.has(a));
+  if (unheard.length > 0)
+    await pause(clock, Math.max(0, lastPushAt + NODE_RF_REBOOT_MS - clock.now()), ctx.signal);
+  await findOnNew(unheard);
   await follow(
     deps,
     ctx,
@@ -265,6 +312,8 @@ async function runMigration(
     noteBack,
   );
   for (let pass = 1; pass <= STRAGGLER_PASSES; pass++) {
+    // Asked on B once more before the old channel is searched (a lost reply is not a node lost).
+    await findOnNew(travellers.filter((a) => !back.has(a)));
     const late = travellers.filter((a) => !back.has(a));
     if (late.length === 0) break;
     // Missed by the verification (loss) and still bound on A, or rebooted there: fetch them.

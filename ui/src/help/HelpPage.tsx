@@ -21,6 +21,10 @@ const GATEWAY_STATES: [string, string][] = [
     'Track A · IDLE (several gateways)',
     'One pill per network, named after it: green ready, blue transmitting, red DOWN (its gateway lost its link) or MISSING (not attached), amber NOT READY, NO GATEWAY or CONFLICT. The tooltip gives the gateway’s MAC, port and channel; a click opens the Networks dialog (also in ⚙ Settings).',
   ],
+  [
+    'UNASSIGNED · 21:30',
+    'A connected gateway that belongs to no network (the end of its MAC): it carries no traffic and says nothing about the networks beside it. A click opens its Assign form (a new network, or the replacement of a missing gateway).',
+  ],
 ];
 
 const FLAGS: [string, string][] = [

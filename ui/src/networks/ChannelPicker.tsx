@@ -70,11 +70,15 @@ export function ChannelPicker({
                 disabled={by !== null || mine}
                 checked={value.channel_id === c.id}
                 onChange={() => onChange({ region: value.region, channel_id: c.id })}
-              />{' '}
-              <strong>ch {c.id}</strong> {c.name} ·{' '}
-              <span class="mono">{(c.freq_hz / 1e6).toFixed(1)} MHz</span>
-              {by && <span class="muted"> — used by {by.name}</span>}
-              {mine && <span class="muted"> — this network now</span>}
+              />
+              {/* One block beside the radio: on a phone the note wraps under its own channel's
+                  text, never to the left edge where it read as the next channel's. */}
+              <span class="net-channel-text">
+                <strong>ch {c.id}</strong> {c.name} ·{' '}
+                <span class="mono">{(c.freq_hz / 1e6).toFixed(1)} MHz</span>
+                {by && <span class="muted net-channel-note"> — used by {by.name}</span>}
+                {mine && <span class="muted net-channel-note"> — this network now</span>}
+              </span>
             </label>
           );
         })}

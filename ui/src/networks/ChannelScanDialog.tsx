@@ -4,10 +4,12 @@
  * network) and unknown, then returns to its own channel. Live: a row per channel as the
  * task reaches it; final: what each channel heard, and which nodes this gateway cannot
  * hear (bound to another network's gateway). A known node heard off its network's channel
- * (stranded) gets Bring home (task `rf_rescue`): back in its network and group.
+ * (stranded) gets Bring home (task `rf_rescue`): back in its network and group. Opened
+ * after a move that left nodes behind, it offers the scan the move's result asks for (the
+ * old and the new channel, looking for those nodes) as its default.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { sameRf } from '../../../src/domain/rf-channels.ts';
+import { channelOf, describeRf, sameRf } from '../../../src/domain/rf-channels.ts';
 import { TaskProgress } from '../devices/TaskProgress.tsx';
 import { Modal } from '../dialogs/Modal.tsx';
 import { devices, task } from '../store.ts';
@@ -15,6 +17,7 @@ import { cancelTask, errorText, REGIONS, startRescue, startScan, type Region } f
 import { channelText } from './network-view.ts';
 import { networksById } from './networks-store.ts';
 import type { RfConfig } from './network-types.ts';
+import type { Task } from '../types.ts';
 
 interface Heard {
   addr: string;
@@ -64,10 +67,44 @@ interface LiveRow {
   stage: string;
 }
 
+/** What a move's result asks to scan, when it left nodes behind: both its channels, for them. */
+interface MoveScan {
+  region: Region;
+  channelIds: number[];
+  text: string;
+  seek: string[];
+}
+
+/** The last task, when it is this network's move that left nodes behind (its hint's scan). */
+function scanAfterMove(t: Task | null, networkId: number): MoveScan | null {
+  if (t?.name !== 'rf_migration' || t.state !== 'done' || t.meta.network_id !== networkId) return null;
+  const r = t.result as {
+    from?: { rf?: RfConfig };
+    to?: { rf?: RfConfig };
+    stranded?: string[];
+    not_moved?: string[];
+  } | null;
+  const seek = [...(r?.stranded ?? []), ...(r?.not_moved ?? [])];
+  const from = r?.from?.rf ? channelOf(r.from.rf) : null;
+  const to = r?.to?.rf ? channelOf(r.to.rf) : null;
+  if (seek.length === 0 || !from || !to || from.region !== to.region) return null;
+  return {
+    region: from.region,
+    channelIds: [from.id, to.id],
+    text: `${describeRf(from.rf)} (old channel) and ${describeRf(to.rf)} (new channel)`,
+    seek,
+  };
+}
+
 export function ChannelScanDialog({ networkId, onClose }: { networkId: number; onClose: () => void }) {
   const n = networksById.value.get(networkId);
-  const [region, setRegion] = useState<Region>((n?.region as Region | null | undefined) ?? 'EU868');
-  const [includeHome, setIncludeHome] = useState(false);
+  // Opened after a move that left nodes behind: the scan its result asks for is the default.
+  const [afterMove] = useState(() => scanAfterMove(task.peek(), networkId));
+  const [both, setBoth] = useState(afterMove !== null);
+  const [region, setRegion] = useState<Region>(
+    afterMove?.region ?? (n?.region as Region | null | undefined) ?? 'EU868',
+  );
+  const [includeHome, setIncludeHome] = useState(afterMove !== null);
   const [error, setError] = useState<string | null>(null);
   const [scanId, setScanId] = useState<number | null>(null);
   const [rescueId, setRescueId] = useState<number | null>(null);
@@ -91,7 +128,17 @@ export function ChannelScanDialog({ networkId, onClose }: { networkId: number; o
     setResult(null);
     live.current = new Map();
     try {
-      const r = await startScan(networkId, { region, include_home: includeHome });
+      const r = await startScan(
+        networkId,
+        both && afterMove
+          ? {
+              region: afterMove.region,
+              channel_ids: afterMove.channelIds,
+              include_home: true,
+              seek: afterMove.seek,
+            }
+          : { region, include_home: includeHome },
+      );
       setScanId(r.task.id);
     } catch (err) {
       setError(errorText(err));
@@ -118,7 +165,16 @@ export function ChannelScanDialog({ networkId, onClose }: { networkId: number; o
           Blackout waits for it) and lists the nodes it hears on every other channel, then comes back. Nodes
           bound to another network's gateway ignore it.
         </p>
-        {scanId === null && (
+        {scanId === null && afterMove && (
+          <label class="check" data-testid="scan-after-move">
+            <input type="checkbox" checked={both} onChange={(e) => setBoth(e.currentTarget.checked)} />{' '}
+            <span>
+              What the move asks: {afterMove.text}, looking for the {afterMove.seek.length} node
+              {afterMove.seek.length === 1 ? '' : 's'} it left behind
+            </span>
+          </label>
+        )}
+        {scanId === null && !(both && afterMove) && (
           <div class="ops-head">
             <label class="check">
               Region{' '}

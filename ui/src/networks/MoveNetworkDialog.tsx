@@ -42,8 +42,14 @@ export function MoveNetworkDialog({
   onClose: () => void;
 }) {
   const n = networksById.value.get(networkId);
+  const [taskId, setTaskId] = useState<number | null>(null);
+  const t = task.value;
+  // The move running now (started here, or elsewhere while this dialog opened): its record
+  // is written as it starts, so the record alone does not mean "interrupted".
+  const moving =
+    t?.name === 'rf_migration' && t.state === 'running' && t.meta.network_id === networkId ? t : null;
   // A move left half-done (cancelled, a power cut) is finished to the same channel first.
-  const resuming = !target && n?.migration ? n.migration.to : null;
+  const resuming = !target && taskId === null && !moving && n?.migration ? n.migration.to : null;
   const fixed = target ?? resuming ?? undefined;
   const [channel, setChannel] = useState<ChannelChoice>({
     region: (n?.region as Region | null | undefined) ?? 'EU868',
@@ -52,7 +58,6 @@ export function MoveNetworkDialog({
   const [offline, setOffline] = useState<'skip' | 'abort'>('skip');
   const [pinned, setPinned] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [taskId, setTaskId] = useState<number | null>(null);
   useEffect(() => {
     loadPinned(networkId)
       .then((r) => setPinned(r.length))
@@ -60,7 +65,6 @@ export function MoveNetworkDialog({
   }, [networkId]);
   const mine = devices.value.filter((d) => d.network_id === networkId);
   const online = mine.filter((d) => d.online).length;
-  const t = task.value;
   const running = taskId !== null && t?.id === taskId && t.state === 'running';
   const result =
     taskId !== null && t?.id === taskId && t.state === 'done' ? (t.result as MigrationResult) : null;
@@ -89,7 +93,15 @@ export function MoveNetworkDialog({
           checks that none still answers on the old one, moves the gateway (it restarts) and puts every node
           back into its group. A power cut or crash in the middle resumes at the next start.
         </p>
-        {fixed ? (
+        {moving && taskId === null ? (
+          <p data-testid="move-target">
+            Moving to <strong>{String(moving.meta.to ?? '?')}</strong> now (progress in the status bar).
+          </p>
+        ) : taskId !== null && t?.id === taskId ? (
+          <p data-testid="move-target">
+            {t.state === 'running' ? 'Moving to' : 'Moved to'} <strong>{String(t.meta.to ?? '?')}</strong>
+          </p>
+        ) : fixed ? (
           <p data-testid="move-target">
             {resuming ? 'Finish the interrupted move to' : "To the gateway's settings:"}{' '}
             <strong>{channelText(fixed)}</strong>
@@ -168,7 +180,7 @@ export function MoveNetworkDialog({
             </button>
           )}
           {taskId === null && (
-            <button type="submit" class="primary" disabled={!to}>
+            <button type="submit" class="primary" disabled={!to || moving !== null}>
               Move
             </button>
           )}

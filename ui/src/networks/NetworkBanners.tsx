@@ -7,7 +7,7 @@
 import type { ComponentChildren } from 'preact';
 import { gateway, link } from '../store.ts';
 import { channelText, gatewayMacText, networkStatus } from './network-view.ts';
-import { networks, openNetworks, unassignedGateways } from './networks-store.ts';
+import { networks, openAssign, openNetworks, unassignedGateways } from './networks-store.ts';
 import type { NetworkInfo } from './network-types.ts';
 
 /** Whether the banners go per network: several networks, or several gateways attached. */
@@ -114,17 +114,21 @@ export function NetworkBanners({ retry }: { retry: ComponentChildren }) {
       {networks.value.map((n) => (
         <NetworkBanner key={n.id} n={n} retry={retry} />
       ))}
-      {unassignedGateways.value
-        .filter((g) => g.gateway_mac !== null)
-        .map((g) => (
+      {unassignedGateways.value.map((g) => {
+        const mac = g.gateway_mac;
+        if (mac === null) return null;
+        return (
           <Banner key={g.label} tone="amber" id="banner-unassigned-gateway">
             <span>
-              A gateway (MAC {gatewayMacText(g.gateway_mac)}, {channelText(g.rf)}) belongs to no network — it
-              carries no traffic
+              A gateway (MAC {gatewayMacText(mac)}, {channelText(g.rf)}) belongs to no network — it carries no
+              traffic
             </span>
-            <NetworksButton />
+            <button type="button" onClick={() => openAssign(mac)} disabled={!g.ready}>
+              Assign…
+            </button>
           </Banner>
-        ))}
+        );
+      })}
     </>
   );
 }

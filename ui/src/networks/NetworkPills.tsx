@@ -2,11 +2,12 @@
  * The status bar with several networks: one gateway pill per network (its name and its
  * gateway's state; green ready, blue transmitting, amber connecting / no gateway /
  * conflict, red down or missing). The title says the gateway's MAC, port and channel; a
- * click opens the Networks dialog.
+ * click opens the Networks dialog. A gateway in no network gets an amber pill of its own
+ * (with one network too): it is not any network's state, and a click opens its Assign form.
  */
 import { gateway, link, master } from '../store.ts';
 import { gatewayMacText, channelText, networkStatus } from './network-view.ts';
-import { networks, openNetworks } from './networks-store.ts';
+import { networks, openAssign, openNetworks, unassignedGateways } from './networks-store.ts';
 import type { NetworkInfo } from './network-types.ts';
 import './networks.css';
 
@@ -51,5 +52,42 @@ export function NetworkPills() {
         <NetworkPill key={n.id} n={n} />
       ))}
     </span>
+  );
+}
+
+/** "UNASSIGNED · 21:30" per connected gateway that belongs to no network (amber, never red). */
+export function UnassignedPills() {
+  // Without the host the list is stale: the link banner speaks instead.
+  if (link.value === 'lost') return null;
+  return (
+    <>
+      {unassignedGateways.value.map((g) => {
+        const mac = g.gateway_mac;
+        if (mac === null || !g.ready) return null;
+        const text = gatewayMacText(mac);
+        const title = [
+          `Gateway ${text} on ${g.label} belongs to no network: it carries no traffic`,
+          channelText(g.rf),
+          `${g.unknown_heard} unknown node${g.unknown_heard === 1 ? '' : 's'} heard announcing through it`,
+          'Click to assign it to a network',
+        ].join('\n');
+        return (
+          <button
+            key={g.label}
+            type="button"
+            class="pill gw net warn"
+            title={title}
+            aria-label={`Gateway ${text}: unassigned — assign it`}
+            onClick={() => openAssign(mac)}
+            data-testid="unassigned-pill"
+            data-tone="warn"
+          >
+            <span class="dot" aria-hidden="true" />
+            <span>UNASSIGNED</span>
+            <span class="muted net-word">· {text.slice(-5)}</span>
+          </button>
+        );
+      })}
+    </>
   );
 }

@@ -6,12 +6,12 @@
  * panels in this folder). Live: the list follows the stream (networks-store.ts), and it
  * reloads on opening.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Modal } from '../dialogs/Modal.tsx';
 import { gateway, link, master } from '../store.ts';
 import { toastError } from '../toasts.ts';
 import { channelText, gatewayMacText, networkHue, networkStatus } from './network-view.ts';
-import { loadNetworks, networks, unassignedGateways } from './networks-store.ts';
+import { assignFocus, loadNetworks, networks, unassignedGateways } from './networks-store.ts';
 import type { NetworkInfo, UnassignedGatewayInfo } from './network-types.ts';
 import { AssignGateway } from './AssignGateway.tsx';
 import { ChannelScanDialog } from './ChannelScanDialog.tsx';
@@ -65,9 +65,28 @@ function NetworkCard({ n, open }: { n: NetworkInfo; open: (s: SubDialog) => void
 }
 
 function UnassignedCard({ g }: { g: UnassignedGatewayInfo }) {
-  const [assigning, setAssigning] = useState(false);
+  // Opened from its pill or banner (Assign…): its form is open and in view at once.
+  const focused = g.gateway_mac !== null && assignFocus.peek() === g.gateway_mac;
+  const [assigning, setAssigning] = useState(focused && g.ready);
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (!focused) return;
+    assignFocus.value = null;
+    // Down to its Assign button: the whole form in view, on a phone too. After the frame:
+    // the Modal (a parent, its effects run after this one) shows the dialog and focuses its
+    // first field first, and a closed dialog cannot scroll.
+    const id = requestAnimationFrame(() =>
+      ref.current?.querySelector('button[type="submit"]')?.scrollIntoView({ block: 'nearest' }),
+    );
+    return () => cancelAnimationFrame(id);
+  }, []);
   return (
-    <section class="net-card warn" data-testid="unassigned-gateway" aria-label={`Gateway ${g.label}`}>
+    <section
+      ref={ref}
+      class="net-card warn"
+      data-testid="unassigned-gateway"
+      aria-label={`Gateway ${g.label}`}
+    >
       <header>
         <strong class="net-title mono">
           {g.gateway_mac ? gatewayMacText(g.gateway_mac) : 'Gateway (not identified)'}
@@ -102,6 +121,10 @@ function UnassignedCard({ g }: { g: UnassignedGatewayInfo }) {
 export function NetworksDialog({ onClose }: { onClose: () => void }) {
   useEffect(() => {
     void loadNetworks().catch((err) => toastError('Loading networks failed', err));
+    // An Assign… whose gateway was gone by the time the list came: not for the next opening.
+    return () => {
+      assignFocus.value = null;
+    };
   }, []);
   const list = networks.value;
   const free = unassignedGateways.value;

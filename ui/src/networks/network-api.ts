@@ -89,8 +89,10 @@ export type ChannelPick = { region: Region; channel_id: number } | { rf: RfConfi
 export const startMigration = (id: number, to: ChannelPick, offline: 'skip' | 'abort') =>
   post<{ task: Task }>(`networks/${id}/migrate`, { ...to, offline });
 
-export const startScan = (id: number, body: { region?: Region; include_home?: boolean; seek?: string[] }) =>
-  post<{ task: Task }>(`networks/${id}/channel-scan`, body);
+export const startScan = (
+  id: number,
+  body: { region?: Region; channel_ids?: number[]; include_home?: boolean; seek?: string[] },
+) => post<{ task: Task }>(`networks/${id}/channel-scan`, body);
 
 export const startRescue = (addrs: string[], networkId: number, from: ChannelPick) =>
   post<{ task: Task }>('devices/rescue', { addrs, network_id: networkId, from });

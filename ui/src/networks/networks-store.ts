@@ -48,18 +48,34 @@ export const multiNetwork = computed(() => networks.value.length >= 2);
 export const networksById = computed(() => new Map(networks.value.map((n) => [n.id, n])));
 
 /** Applies a list (the route's answer or a `networks` event). */
-export function applyNetworks(a: Partial<NetworksAnswer>): void {
+function applyNetworks(a: Partial<NetworksAnswer>): void {
   if (Array.isArray(a.networks)) listed.value = a.networks;
   if (Array.isArray(a.unassigned)) unassignedGateways.value = a.unassigned;
 }
 
+/** `networks` events applied so far. */
+let events = 0;
+/** A `networks` event from the live stream: the host's list as of now. */
+export function applyNetworksEvent(a: Partial<NetworksAnswer>): void {
+  events++;
+  applyNetworks(a);
+}
+
 let asked = 0;
 let applied = 0;
-/** Answers applied in the order they were asked for (a late old one never wins). */
+/**
+ * Answers applied in the order they were asked for (a late old one never wins), and never
+ * over an event that came while the request was out: the stream and the request travel
+ * apart, so an answer the host made before the event can land after it (the page's first
+ * load, its on-connect reload, a reload a token or gateway snapshot asked for — all in
+ * flight at once as a page opens). The event is at least as new: anything that changed
+ * after it brings another event or token, and so a later request.
+ */
 export async function loadNetworks(): Promise<void> {
   const n = ++asked;
+  const seen = events;
   const r = await get<NetworksAnswer>('networks');
-  if (n < applied) return;
+  if (n < applied || seen !== events) return;
   applied = n;
   applyNetworks(r);
 }
@@ -122,5 +138,11 @@ export function noteGateway(prev: Gateway | null, next: Gateway): void {
 /** Whether the Networks dialog is open (the pills, banners and Settings open it). */
 export const networksDialogOpen = signal(false);
 export const openNetworks = (): void => {
+  networksDialogOpen.value = true;
+};
+/** The gateway whose Assign form the dialog opens with (its pill's or banner's Assign…). */
+export const assignFocus = signal<string | null>(null);
+export const openAssign = (mac: string): void => {
+  assignFocus.value = mac;
   networksDialogOpen.value = true;
 };

@@ -9,6 +9,7 @@ export const RF_TASKS: ReadonlySet<string> = new Set(['rf_migration', 'channel_s
 
 export const RF_STAGES: Record<string, string> = {
   find: 'finding the nodes still on the old channel',
+  find_new: 'asking for the nodes on the new channel',
   push: 'telling the nodes their new channel',
   verify: 'checking nobody still answers on the old channel',
   gateway: 'moving the gateway (it restarts)',

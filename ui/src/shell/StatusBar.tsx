@@ -9,7 +9,7 @@ import { PageLink } from '../common/PageLink.tsx';
 import { eventText, optionLabels, taskLabel, taskMessage } from '../task-text.ts';
 import { progressView } from '../common/task-progress.ts';
 import { toast, toastError } from '../toasts.ts';
-import { NetworkPills } from '../networks/NetworkPills.tsx';
+import { NetworkPills, UnassignedPills } from '../networks/NetworkPills.tsx';
 import { multiNetwork } from '../networks/networks-store.ts';
 
 const STATE_CLASS: Record<string, string> = {
@@ -170,6 +170,7 @@ export function StatusBar() {
   return (
     <div class="status-bar">
       {multiNetwork.value ? <NetworkPills /> : <GatewayPill />}
+      <UnassignedPills />
       {g?.transport === 'sim' && (
         <span
           class="pill sim"
