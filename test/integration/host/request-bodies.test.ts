@@ -66,11 +66,17 @@ async function send(
   });
 }
 
+function withoutRadioStats(body: unknown): unknown {
+  return JSON.parse(JSON.stringify(body), (k, v: unknown) => (k === 'stats' ? undefined : v)) as unknown;
+}
+
 /** What a refused request must not have changed. */
 async function snapshot(h: Harness): Promise<unknown> {
   const lists = await Promise.all(
     ['/api/groups', '/api/scenes', '/api/native-presets', '/api/networks', '/api/console'].map(
-      async (p) => (await h.get(p)).body,
+      // The gateways' radio counters move on their own (the host's own polls of stored
+      // devices go on the air while the test runs): they are traffic, not state.
+      async (p) => withoutRadioStats((await h.get(p)).body),
     ),
   );
   const devices = (
