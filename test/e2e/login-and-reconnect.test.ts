@@ -130,4 +130,48 @@ describe('login and reconnect', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('a-reload-answered-booting-by-a-restarting-host-shows-no-error-toast', async () => {
+    // A reload the live stream asked for can reach a restarted host that is still loading
+    // its state (503 "booting"): the reconnect reloads every list once it is ready, so that
+    // answer is no error to show. Here the host answers one device-list read that way.
+    await withHost({ nodes: 2 }, async (h) => {
+      const page = b.page;
+      b.errorToasts.length = 0;
+      await page.goto(h.url + '/');
+      await page.getByTestId('device-table').waitFor();
+      // The simulated nodes announce themselves: wait for the first in the list.
+      let mac = '';
+      await expect
+        .poll(
+          async () =>
+            (mac =
+              (await h.get<{ devices: { addr: string }[] }>('/api/devices')).body.devices[0]?.addr ?? ''),
+          { timeout: 30_000 },
+        )
+        .not.toBe('');
+      let answered = false;
+      await page.route('**/api/devices', (route) => {
+        if (answered) return route.continue();
+        answered = true;
+        return route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({ ok: false, error: 'booting: state is still loading, retry shortly' }),
+        });
+      });
+      try {
+        // A rename changes the device list: the stream's refresh token makes the page reload it.
+        await h.post('/api/devices/update-meta', { macs: [mac], name: 'Booting Probe' });
+        await expect.poll(() => answered, { timeout: 30_000 }).toBe(true);
+        // The next reload (after another change) shows the new name: the page kept working.
+        await page.unroute('**/api/devices');
+        await h.post('/api/devices/update-meta', { macs: [mac], name: 'After Booting' });
+        await page.getByText('After Booting').first().waitFor({ state: 'attached' });
+        expect(b.errorToasts).toEqual([]);
+      } finally {
+        await page.unroute('**/api/devices').catch(() => undefined);
+      }
+    });
+  });
 });

@@ -32,11 +32,12 @@ export function toastError(prefix: string, err: unknown): void {
 }
 
 /**
- * For the reloads the live stream drives: one that failed because the host cannot be reached
- * says nothing (the connection banner already does, and the reload on reconnect brings every
- * list back); any other failure is shown as usual.
+ * For the reloads the live stream drives: one that failed because the host cannot be reached,
+ * or because it is a restarted host still loading its state (503 "booting"), says nothing —
+ * the connection banner already does, and the reload on reconnect (which waits for the host
+ * to be ready) brings every list back; any other failure is shown as usual.
  */
 export function toastReloadError(prefix: string, err: unknown): void {
-  if (err instanceof ApiError && err.status === 0) return;
+  if (err instanceof ApiError && (err.status === 0 || err.status === 503)) return;
   toastError(prefix, err);
 }
