@@ -355,6 +355,16 @@ async function startOn(
   unsubs.push(registry.attach(), history.attach(), networks.attach(), svc.rfMoves.attach());
   // Before the driver starts: its first connection is the recovery's start trigger.
   unsubs.push(devices.recovery.attach());
+  // The simulator's own boards come back with what their flash kept (a restart is a power cycle).
+  const simMemory = ownSim
+    ? await (
+        await import('./sim/memory.ts')
+      ).openSimMemory(
+        dataDir,
+        sims.map((s) => s.fleet),
+        log.child({ mod: 'sim' }),
+      )
+    : null;
   if (ownSim) for (const s of sims) s.fleet.start();
   for (const s of sims) await s.fleet.gateway.whenBooted();
   await driver.start();
@@ -402,6 +412,7 @@ async function startOn(
       hotplug?.stop();
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);
       if (ownSim) for (const s of sims.slice(1)) s.stop();
+      await simMemory?.close();
       for (const u of unsubs) u();
       await data.lock.release();
     },

@@ -253,6 +253,15 @@ describe('the Networks dialog actions', () => {
       // Retune: the gateway goes back to the network's channel, the conflict is gone.
       await panel.getByRole('button', { name: 'Retune the gateway' }).click();
       await panel.waitFor({ state: 'detached', timeout: 60_000 });
+      // The toast says what is known: the gateway is retuned; the devices show as they answer.
+      const note = page.getByTestId('toasts').getByText(/^Gateway of Network 2 retuned to EU868 ch \d/);
+      await note.waitFor();
+      expect(await note.textContent()).toMatch(/show online as they answer there; any that stay offline/);
+      expect(await page.getByTestId('toasts').textContent()).not.toMatch(/is back on/);
+      await b.shot('networks-retuned-toast');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await b.shot('networks-retuned-toast-390');
+      await page.setViewportSize({ width: 1280, height: 900 });
       const after = (await nets(h))[1]!;
       expect(after.state).toBe('ready');
       expect(sameRf(driverOf(h, two.gateway_mac!).radioSettings().rf, recorded)).toBe(true);

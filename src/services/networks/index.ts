@@ -126,9 +126,13 @@ export function createNetworks(deps: {
           n.id,
           clock.setTimeout(() => {
             timers.delete(n.id);
+            // The reason as it is now (a gateway that is connected but tuned elsewhere is
+            // not "not connected"), in the same words the devices' offline reason gives.
+            const current = state().networks.find((x) => x.id === n.id);
+            const why = current ? downReason(row(current)) : null;
             log.warn(
               { network: n.id, name: n.name },
-              `gateway of ${n.name} not connected: its devices are unreachable`,
+              `${why ?? `gateway of ${n.name} not connected`}: its devices are unreachable`,
             );
             refreshDevices();
             emit();

@@ -62,6 +62,8 @@ export class SimGateway {
   resetOnOpen: boolean;
   /** Fault: every NVS write fails (RF persist answers NVS_FAIL). */
   nvsFail = false;
+  /** Called whenever the NVS config changes (the simulator's memory of the fleet). */
+  onFlash: (() => void) | null = null;
   private readonly radio: GatewayRadio;
   private readonly decoder = new GatewayFrameDecoder();
   private nvsRf: RfConfig;
@@ -154,6 +156,20 @@ export class SimGateway {
   /** Connects a host link; throws UsbRefusedError while the USB device is absent or in use. */
   attach(link: Link): void {
     this.usb.attach(link);
+  }
+
+  /** The RF config in NVS: what the radio comes up with at the next boot. */
+  get storedRf(): RfConfig {
+    return { ...this.nvsRf };
+  }
+
+  /**
+   * Puts a saved NVS config back before the board powers on (a restart of the simulator is
+   * a power cycle): a persisted channel move survives it, a volatile one does not (§3.3).
+   */
+  restoreFlash(rf: RfConfig): void {
+    this.nvsRf = { ...rf };
+    if (!this.booted) this.radio.rf = { ...rf };
   }
 
   get rf(): RfConfig {
@@ -281,6 +297,7 @@ export class SimGateway {
         return;
       }
       this.nvsRf = { ...rf };
+      this.onFlash?.();
       this.emit({ kind: 'rf_changed', reason: RF_REASON.OK, rf: { ...rf } });
       this.after(this.timing.rfRebootDelayMs, () => this.rebootAfterPersist());
       return;

@@ -37,6 +37,7 @@ import {
   STARTBLOCK_TYPES,
   type NodeState,
   type NodeTiming,
+  type NodeFlash,
   type Persisted,
   type SimNodeOptions,
 } from './types.ts';
@@ -45,6 +46,7 @@ export type { NodeSnapshot } from './snapshot.ts';
 export {
   DEFAULT_NODE_TIMING,
   STARTBLOCK_TYPES,
+  type NodeFlash,
   type NodeTiming,
   type Persisted,
   type SimNodeOptions,
@@ -69,6 +71,8 @@ export class SimNode implements NodeState {
   nvsFail = false;
   /** Fault: the node acts on every request but its ACKs never leave (e.g. a deaf host side). */
   acksLost = false;
+  /** Called whenever the flash image changes (the simulator's memory of the fleet). */
+  onFlash: (() => void) | null = null;
   /** Persisted CONFIG overrides; live and persisted are the same (§6.5 "live + persisted"). */
   readonly overrides: Overrides = defaultOverrides();
   readonly startblock: StartblockConfig | null;
@@ -106,6 +110,7 @@ export class SimNode implements NodeState {
       identifyReply: () => this.identifyReply(),
       after: (ms, fn) => this.after(ms, fn),
       cancelTimers: () => this.cancelTimers(),
+      flashed: () => this.onFlash?.(),
     });
     this.radio = new NodeRadio(this.addr, rf, air, sched, rng.fork('radio'), this.timing.radio);
     this.radio.onPacket = (bytes, rssi, snr) => this.onPacket(bytes, rssi, snr);
@@ -146,7 +151,38 @@ export class SimNode implements NodeState {
    * for options that are not persisted values on this node.
    */
   editOption(option: number, data: readonly [number, number, number, number]): boolean {
-    return writeValueOption(option, data, this.overrides, this.startblock);
+    const done = writeValueOption(option, data, this.overrides, this.startblock);
+    if (done) this.onFlash?.();
+    return done;
+  }
+
+  /** What survives a power cycle (flash, cfg.json, NVS): the simulator's memory saves this. */
+  flashImage(): NodeFlash {
+    const p = this.persisted;
+    return {
+      macFilterEnabled: p.macFilterEnabled,
+      macFilterPersist: p.macFilterPersist,
+      master: p.master,
+      rf: { ...p.rf },
+      overrides: cloneOverrides(this.overrides),
+      startblock: this.startblock ? { ...this.startblock } : null,
+    };
+  }
+
+  /**
+   * Puts a saved flash image back, before the node powers on (a restart of the simulator is
+   * a power cycle of the fleet): the boot values then come from it as on real hardware.
+   */
+  restoreFlash(f: NodeFlash): void {
+    Object.assign(this.persisted, {
+      macFilterEnabled: f.macFilterEnabled,
+      macFilterPersist: f.macFilterPersist,
+      master: f.master,
+      rf: { ...f.rf },
+    });
+    Object.assign(this.overrides, cloneOverrides(f.overrides));
+    if (this.startblock && f.startblock) Object.assign(this.startblock, f.startblock);
+    this.resetVolatile();
   }
 
   silence(on: boolean): void {
@@ -162,6 +198,7 @@ export class SimNode implements NodeState {
     if (on && !this.macFilterPersist) this.persisted.master = this.master;
     this.macFilterPersist = on;
     this.persisted.macFilterPersist = on;
+    this.onFlash?.();
   }
 
   /**
@@ -173,6 +210,7 @@ export class SimNode implements NodeState {
     this.persisted.rf = { ...rf };
     this.macFilterPersist = false;
     this.persisted.macFilterPersist = false;
+    this.onFlash?.();
     this.reboot(this.timing.rfRebootMs);
   }
 

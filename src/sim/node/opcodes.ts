@@ -25,6 +25,8 @@ export interface NodeInternals {
   identifyReply(): N2MReply;
   after(ms: number, fn: () => void): SimTimer;
   cancelTimers(): void;
+  /** The flash image changed (the simulator's memory writes it down). */
+  flashed(): void;
 }
 
 export class NodeOpcodes {
@@ -49,7 +51,10 @@ export class NodeOpcodes {
       case 'SET_GROUP':
         node.groupId = req.groupId;
         node.master = sender;
-        if (node.macFilterPersist) this.io.persisted.master = sender;
+        if (node.macFilterPersist) {
+          this.io.persisted.master = sender;
+          this.io.flashed();
+        }
         led.startIndicator(IND.PAIR_CONFIRMED, 2);
         this.ack(sender, OPC.SET_GROUP);
         return;
@@ -195,5 +200,6 @@ export class NodeOpcodes {
   private saveSettings(): void {
     this.io.persisted.macFilterEnabled = this.node.macFilterEnabled;
     this.io.persisted.macFilterPersist = this.node.macFilterPersist;
+    this.io.flashed();
   }
 }

@@ -49,6 +49,12 @@ export interface Persisted {
   rf: RfConfig;
 }
 
+/** The whole flash image of a node: what a power cycle keeps (the simulator's memory). */
+export interface NodeFlash extends Persisted {
+  overrides: Overrides;
+  startblock: StartblockConfig | null;
+}
+
 /**
  * A node as its opcode handlers and its snapshot see it. SimNode implements it; the
  * handlers depend on this shape rather than on SimNode, which owns the handlers.

@@ -250,3 +250,23 @@ describe('a gateway plugged in while the host runs', () => {
     }
   });
 });
+
+describe('the activity log while a gateway is in conflict', () => {
+  it('says why the devices are unreachable: other radio settings, not "not connected"', async () => {
+    await withHost({ nodes: 2, simGateways: 2 }, async (h) => {
+      await runTask(h, '/api/discover', {});
+      const mac2 = (await nets(h))[1]!.gateway_mac!;
+      expect((await driverOf(h, mac2).setGatewayRf(ch4, true)).ok).toBe(true);
+      const line = await until('the unreachable line', async () =>
+        h.host.services.logs
+          .query({ q: 'its devices are unreachable' })
+          .find((e) => e.msg.includes('Network 2')),
+      );
+      // The gateway is connected all along: only tuned elsewhere.
+      expect(line.msg).toBe(
+        'gateway of Network 2 is on other radio settings (conflict): its devices are unreachable',
+      );
+      expect((await gateways(h)).find((g) => g.mac === mac2)).toMatchObject({ bind_state: 'conflict' });
+    });
+  });
+});

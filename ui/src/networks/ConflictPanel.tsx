@@ -32,7 +32,12 @@ export function ConflictPanel({ n, onMoveNodes }: { n: NetworkInfo; onMoveNodes:
   const retune = () =>
     run('retune', async () => {
       await retuneGateway(n.id);
-      toast(`The gateway of ${n.name} is back on ${channelText(n.rf)}`);
+      // Only the gateway is known to be back: its nodes answer there or not (they may be
+      // tuned elsewhere), so the words promise no more than that.
+      toast(
+        `Gateway of ${n.name} retuned to ${channelText(n.rf)}. Its ${n.device_count} device(s) show online as ` +
+          'they answer there; any that stay offline are on another channel: Scan channels… finds them.',
+      );
     });
   const adopt = async (): Promise<void> => {
     const ok = await confirmAction({
