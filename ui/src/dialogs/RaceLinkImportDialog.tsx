@@ -14,6 +14,7 @@ interface ImportAnswer {
   dry_run: boolean;
   report: ImportReport;
   kept_as: string | null;
+  nothing_to_keep: boolean;
 }
 
 type Phase =
@@ -246,6 +247,8 @@ export function RaceLinkImportDialog({ onClose }: { onClose: () => void }) {
                 The state before the import is kept in the data directory as{' '}
                 <span class="mono">{p.answer.kept_as}</span>.
               </>
+            ) : p.answer.nothing_to_keep ? (
+              ' There was no earlier state (no devices, groups, scenes or LED presets): nothing to keep, so no backup was written.'
             ) : null}
           </p>
           <ReportView report={p.answer.report} />
