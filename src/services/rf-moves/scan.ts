@@ -311,8 +311,8 @@ function cannotHear(
   return {
     note:
       networks.length === 0
-        ? 'every stored node can answer this gateway (when unbound or bound to it)'
-        : 'nodes of other networks bound to their own gateway ignore this one (those no gateway has bound since they started, e.g. still in group 0, answer any gateway and are listed above); scan with their network to find the rest',
+        ? 'Cannot hear: none — every stored node can answer this gateway (when unbound or bound to it)'
+        : 'Not heard here: these nodes of other networks — bound to their own gateway (a bound node ignores every other one), or out of reach of this one. Nodes no gateway has bound yet (e.g. in group 0 since they started) answer any gateway and are listed above. Scan with their network to find the rest',
     networks,
     devices,
   };

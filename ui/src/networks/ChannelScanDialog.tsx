@@ -362,7 +362,7 @@ function ScanTable({
         </p>
       )}
       <div data-testid="scan-cannot-hear">
-        <p class="muted">Cannot hear: {ch.note}.</p>
+        <p class="muted">{ch.note}.</p>
         {ch.networks.length > 0 && (
           <ul>
             {ch.networks.map((x) => (
