@@ -202,8 +202,8 @@ export function RaceLinkImportDialog({ onClose }: { onClose: () => void }) {
       <p class="muted">
         Brings devices, groups, presets, scenes and LED preset files over from the original RaceLink host:
         pick its data folder (<span class="mono">.racelink</span> in your home folder) or a zip of it. You see
-        what will change before anything is written; the current state is kept as a backup file first.
-        Importing the same folder again changes nothing.
+        what will change before anything is written; the current state (when it holds anything) is kept as a
+        backup file first. Importing the same folder again changes nothing.
       </p>
       <SimulatorNote />
       {(p.kind === 'pick' || p.kind === 'error') && picker}
