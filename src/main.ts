@@ -20,7 +20,8 @@ export function portInUseMessage(host: string, port: number): string {
   return (
     `port ${port} on ${host} is already in use — another Lightnet (on another data folder, e.g. the ` +
     `simulator's) or another program already listens there. Open ${url} to see which; stop it, or ` +
-    `start this host on another port: npm start -- --port ${port + 1} (or LIGHTNET_PORT=${port + 1} npm start)`
+    `start this host on another port: npm start -- --port ${port + 1} (or LIGHTNET_PORT=${port + 1} npm start; ` +
+    `the installed service: LIGHTNET_PORT=${port + 1} in /etc/lightnet/lightnet.env)`
   );
 }
 
