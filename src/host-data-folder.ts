@@ -3,7 +3,9 @@
  * (simulated devices never land in the real one), and only one host may own a folder at a
  * time (state/data-lock.ts). Says at start which folder is in use and why.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { DataDirLock } from './state/data-lock.ts';
@@ -13,11 +15,17 @@ export interface DataFolder {
   dir: string;
   simulated: boolean;
   lock: DataDirLock;
+  /**
+   * After a start that failed (port taken, …) and released the lock: removes the folders
+   * this start created, while they are empty — a host that never ran leaves no `./data`.
+   */
+  discardIfUnused: () => Promise<void>;
 }
 
 /** Takes the folder's lock (throws DataDirLockedError when another host owns it). */
 export async function openDataFolder(cfg: Config, simulated: boolean, log: Logger): Promise<DataFolder> {
   const dir = resolve(simulated ? cfg.simDataDir : cfg.dataDir);
+  const created = missingFolders(dir);
   const lock = await DataDirLock.acquire(dir, {
     onTakeover: (stale) =>
       log.warn(
@@ -31,7 +39,25 @@ export async function openDataFolder(cfg: Config, simulated: boolean, log: Logge
     const real = resolve(cfg.dataDir);
     log.warn({ dataDir: dir, realDataDir: real }, simulatorFolderMessage(dir, real));
   } else log.info({ dataDir: dir }, `data folder ${dir}`);
-  return { dir, simulated, lock };
+  return { dir, simulated, lock, discardIfUnused: () => removeEmpty(created) };
+}
+
+/** `dir` and those of its parents that do not exist yet, deepest first. */
+function missingFolders(dir: string): string[] {
+  const out: string[] = [];
+  for (let d = dir; !existsSync(d) && dirname(d) !== d; d = dirname(d)) out.push(d);
+  return out;
+}
+
+/** rmdir only removes an empty folder: anything written meanwhile stays, and so do its parents. */
+async function removeEmpty(deepestFirst: string[]): Promise<void> {
+  for (const d of deepestFirst) {
+    try {
+      await rmdir(d);
+    } catch {
+      return;
+    }
+  }
 }
 
 /**

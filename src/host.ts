@@ -70,6 +70,7 @@ export async function startHost(
     if (ownSim) for (const g of gws) g.sim?.stop();
     await closeProbeLinks(gws);
     await data.lock.release();
+    await data.discardIfUnused();
     throw err;
   }
 }

@@ -158,6 +158,10 @@ async function importInto(args: Args): Promise<number> {
       process.stdout.write(formatReport(result.report, args.dryRun ? 'dry-run' : 'written'));
       if (result.kept_as)
         process.stdout.write(`The state before the import is kept in ${args.dataDir}/${result.kept_as}\n`);
+      else if (result.nothing_to_keep)
+        process.stdout.write(
+          `${args.dataDir} held no earlier state (no devices, groups, scenes or LED presets): nothing to keep, so no backup was written.\n`,
+        );
       process.stdout.write(`(${ms.toFixed(0)} ms)\n`);
       if (!args.dryRun) {
         process.stdout.write(

@@ -3,9 +3,27 @@ import { ConfigError, loadConfig } from './config.ts';
 import { startHost } from './host.ts';
 import { DataDirLockedError } from './state/data-lock.ts';
 
+import { createLogger } from './logger.ts';
+
 /** Exit code of a host that found its data folder owned by another host. */
 export const EXIT_DATA_DIR_LOCKED = 3;
-import { createLogger } from './logger.ts';
+/** Exit code of a host whose HTTP port another program (often another Lightnet) holds. */
+export const EXIT_PORT_IN_USE = 4;
+
+/**
+ * What to do when the port is taken. A Lightnet on the same data folder is caught earlier,
+ * by the folder's lock (exit 3); this one holds another folder, or it is another program.
+ */
+export function portInUseMessage(host: string, port: number): string {
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}/`;
+  return (
+    `port ${port} on ${host} is already in use — another Lightnet (on another data folder, e.g. the ` +
+    `simulator's) or another program already listens there. Open ${url} to see which; stop it, or ` +
+    `start this host on another port: npm start -- --port ${port + 1} (or LIGHTNET_PORT=${port + 1} npm start; ` +
+    `the installed service: LIGHTNET_PORT=${port + 1} in /etc/lightnet/lightnet.env)`
+  );
+}
 
 async function main(): Promise<void> {
   let cfg;
@@ -22,6 +40,14 @@ async function main(): Promise<void> {
   try {
     host = await startHost(cfg, log);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      const message = portInUseMessage(cfg.host, cfg.port);
+      if (cfg.integration && cfg.integration !== 'none') {
+        process.stdout.write(`${JSON.stringify({ lightnet: 'failed', reason: 'port_in_use', message })}\n`);
+      }
+      console.error(`lightnet: ${message}`);
+      process.exit(EXIT_PORT_IN_USE);
+    }
     if (!(err instanceof DataDirLockedError)) throw err;
     // Exit at once, saying who owns the folder (a managing plugin reads the stdout line).
     log.error({ dataDir: err.dir, owner: err.owner }, err.message);

@@ -13,6 +13,7 @@ import Fastify, {
 import type { AppServices } from '../services/index.ts';
 import { ConnectionDrain } from './connection-drain.ts';
 import { installDurableAck } from './durable-ack.ts';
+import { methodNotAllowedText } from './method-hint.ts';
 import { installJsonBodies } from './json-body.ts';
 import { errorHandler } from './errors.ts';
 import { ListCache } from './list-cache.ts';
@@ -127,8 +128,8 @@ export async function buildApp(
     if (allowed && !allowed.has(req.method)) {
       void reply
         .code(405)
-        .header('Allow', [...allowed].join(', '))
-        .send({ ok: false, error: `method ${req.method} not allowed for ${path}` });
+        .header('Allow', [...allowed].sort().join(', '))
+        .send({ ok: false, error: methodNotAllowedText(req.method, path, allowed, methodsByPath) });
       return;
     }
     void reply.code(404).send({ ok: false, error: `not found: ${req.method} ${path}` });

@@ -326,6 +326,14 @@ describe('the Networks dialog actions', () => {
       const result = move.getByTestId('move-result');
       await result.waitFor({ timeout: 150_000 });
       expect(await result.textContent()).toContain('3 of 3 device(s) back in their groups');
+      // After the move the preview's future tense is gone: the result says what happened.
+      expect(await move.getByTestId('move-preview').count()).toBe(0);
+      expect(await move.getByTestId('move-intro').count()).toBe(0);
+      const words = (await move.textContent()) ?? '';
+      expect(words).not.toContain('will move');
+      expect(words).not.toContain('would stay on the old channel');
+      expect(words).toContain(`Moved to ${describeRf(CH3)}`);
+      await b.shot('networks-move-done');
       const n = (await nets(h))[0]!;
       expect(n.rf).toEqual(CH3);
       const rows = await devices(h);

@@ -10,6 +10,7 @@ import type { Clock } from '../../clock.ts';
 import { isoSeconds } from '../../domain/scenes/keys.ts';
 import { planImport } from '../../domain/racelink/plan.ts';
 import type { ImportReport, RaceLinkFile } from '../../domain/racelink/types.ts';
+import type { StateModel } from '../../domain/model.ts';
 import type { Logger } from '../../logger.ts';
 import type { Store } from '../../state/store.ts';
 import type { Scope } from '../../state/scopes.ts';
@@ -44,6 +45,27 @@ export interface ImportResult {
   report: ImportReport;
   /** Where the state before the import was kept (relative to the data dir); null when nothing was written. */
   kept_as: string | null;
+  /**
+   * True when the import wrote, yet there was nothing to keep: the state before held no
+   * device, group, preset, scene or LED preset file (a fresh data folder), so no backup of
+   * it was written — a backup of nothing would only claim a safety net that is not there.
+   */
+  nothing_to_keep: boolean;
+}
+
+/**
+ * Whether the parts of the state an import changes (its SCOPES) hold nothing yet. Networks
+ * and console settings are not changed by an import, so they need no backup either.
+ */
+function importsOntoNothing(s: StateModel, storedLedFiles: number): boolean {
+  return (
+    s.devices.length === 0 &&
+    s.groups.length === 0 &&
+    s.native_presets.length === 0 &&
+    s.scenes.length === 0 &&
+    s.settings.led_presets_file === null &&
+    storedLedFiles === 0
+  );
 }
 
 const SCOPES: Scope[] = ['DEVICES', 'DEVICE_MEMBERSHIP', 'GROUPS', 'NATIVE_PRESETS', 'SCENES', 'LED_PRESETS'];
@@ -69,9 +91,10 @@ export class RaceLinkImportService {
     const opts = { now: isoSeconds(this.d.clock.now()), backup: req.backup, label: req.label };
     const plan = planImport(req.files, this.d.store.state, stored, opts);
     if (req.dryRun || !plan.report.changes)
-      return { dry_run: req.dryRun, report: plan.report, kept_as: null };
+      return { dry_run: req.dryRun, report: plan.report, kept_as: null, nothing_to_keep: false };
 
-    const keptAs = await this.d.backup.keepCurrent('import');
+    const nothingToKeep = importsOntoNothing(this.d.store.state, stored.length);
+    const keptAs = nothingToKeep ? null : await this.d.backup.keepCurrent('import');
     await this.d.ledPresets.restoreFiles(
       plan.ledFiles.map((f) => ({ name: f.name, bytes: Buffer.from(f.bytes) })),
     );
@@ -101,7 +124,7 @@ export class RaceLinkImportService {
       },
       'RaceLink data imported',
     );
-    return { dry_run: false, report: plan.report, kept_as: keptAs };
+    return { dry_run: false, report: plan.report, kept_as: keptAs, nothing_to_keep: nothingToKeep };
   }
 
   private async storedLedFiles(): Promise<{ name: string; bytes: Uint8Array }[]> {

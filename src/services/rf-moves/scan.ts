@@ -84,7 +84,8 @@ export interface ScanResult {
   stopped_early: boolean;
   cannot_hear: {
     note: string;
-    networks: { id: number; name: string; devices: number; pinned: number }[];
+    /** Per other network: its stored nodes this scan did not hear (`heard`: those it did). */
+    networks: { id: number; name: string; devices: number; heard: number; pinned: number }[];
     devices: { addr: Addr; name: string; network_id: number; network_name: string; why: string }[];
   };
   summary: { channels: number; heard: number; known: number; unknown: number };
@@ -234,7 +235,7 @@ export function startScan(deps: RfMovesDeps, req: ScanRequest): TaskSnapshot {
       found: [...foundAt].map(([addr, channel]) => ({ addr, channel })),
       not_found: [...sought].filter((a) => !foundAt.has(a)),
       stopped_early: stoppedEarly,
-      cannot_hear: cannotHear(deps, net.id, sought),
+      cannot_hear: cannotHear(deps, net.id, sought, new Set(all.filter((h) => h.known).map((h) => h.addr))),
       summary: {
         channels: channels.length,
         heard: all.length,
@@ -267,30 +268,36 @@ function heardNode(deps: RfMovesDeps, r: IdentifyResult, sought: ReadonlySet<Add
 }
 
 /**
- * Nodes this gateway cannot hear on any channel: those bound to another network's gateway
- * (a bound node ignores every other sender, W§8.2; with master persistence on, even after a
- * reboot). Per network a count, and the sought ones by name.
+ * Nodes of other networks this scan did not hear: a node bound to its own network's gateway
+ * (by a SET_GROUP since it started) ignores every other sender (W§8.2; with master
+ * persistence on, even after a reboot). One no gateway has bound yet — announced at power-up
+ * and still in group 0 — answers any gateway's DEVICES, so the scan may list it on its own
+ * network's channel: those are counted as heard, not as unhearable. Per network a count, and
+ * the sought ones by name.
  */
 function cannotHear(
   deps: RfMovesDeps,
   networkId: number,
   sought: ReadonlySet<Addr>,
+  heardAddrs: ReadonlySet<Addr>,
 ): ScanResult['cannot_hear'] {
   const networks = deps.store.state.networks
     .filter((n) => n.id !== networkId)
     .map((n) => {
       const own = deps.store.state.devices.filter((d) => d.network_id === n.id);
+      const unheard = own.filter((d) => !heardAddrs.has(d.addr));
       return {
         id: n.id,
         name: n.name,
-        devices: own.length,
-        pinned: own.filter((d) => d.configByte & CONFIG_BYTE.MASTER_PERSIST).length,
+        devices: unheard.length,
+        heard: own.length - unheard.length,
+        pinned: unheard.filter((d) => d.configByte & CONFIG_BYTE.MASTER_PERSIST).length,
       };
     })
     .filter((n) => n.devices > 0);
   const names = new Map(deps.store.state.networks.map((n) => [n.id, n.name]));
   const devices = deps.store.state.devices
-    .filter((d) => d.network_id !== networkId && sought.has(d.addr))
+    .filter((d) => d.network_id !== networkId && sought.has(d.addr) && !heardAddrs.has(d.addr))
     .map((d) => ({
       addr: d.addr,
       name: d.name,
@@ -304,8 +311,8 @@ function cannotHear(
   return {
     note:
       networks.length === 0
-        ? 'every stored node can answer this gateway (when unbound or bound to it)'
-        : 'nodes of other networks are bound to their own gateway and ignore this one: scan with their network to find them',
+        ? 'Cannot hear: none — every stored node can answer this gateway (when unbound or bound to it)'
+        : 'Not heard here: these nodes of other networks — bound to their own gateway (a bound node ignores every other one), or out of reach of this one. Nodes no gateway has bound yet (e.g. in group 0 since they started) answer any gateway and are listed above. Scan with their network to find the rest',
     networks,
     devices,
   };

@@ -46,6 +46,20 @@ describe('API basics against the simulated fleet', () => {
       expect(wm.status).toBe(405);
       expect(wm.body).toMatchObject({ ok: false });
       expect(wm.headers.get('allow')).toContain('POST');
+      expect(wm.body).toMatchObject({
+        error: 'method GET not allowed for /lightnet/api/discover: it answers POST',
+      });
+      // A POST meant for a sub-route names it (and the methods the path does answer).
+      const groups = await h.post('/api/groups', { name: 'Gates' });
+      expect(groups.status).toBe(405);
+      expect(groups.headers.get('allow')).toBe('GET, HEAD');
+      expect(groups.body).toMatchObject({
+        ok: false,
+        error:
+          'method POST not allowed for /lightnet/api/groups: it answers GET, HEAD; to create one: ' +
+          'POST /lightnet/api/groups/create (POST also goes to /lightnet/api/groups/delete, ' +
+          '/lightnet/api/groups/force, /lightnet/api/groups/rename)',
+      });
       const outside = await fetch(h.url.replace('/lightnet', '') + '/other');
       expect(outside.status).toBe(404);
       expect(await outside.json()).toMatchObject({ ok: false });

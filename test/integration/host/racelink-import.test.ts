@@ -3,6 +3,7 @@
  * with the CLI into a data dir that a host then starts from: the API lists what came over.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +72,9 @@ describe('POST /api/import/racelink', () => {
       const res = await upload(h, parts(files));
       expect(res.status).toBe(200);
       expect(res.body.dry_run).toBe(false);
-      expect(res.body.kept_as).toMatch(/^backups\/before-import-\d{8}-\d{6}\.json$/);
+      // A fresh host: nothing before the import to keep, and no backup of nothing written.
+      expect(res.body).toMatchObject({ kept_as: null, nothing_to_keep: true });
+      expect(existsSync(join(h.dataDir, 'backups'))).toBe(false);
       // On disk when answered: the journal or snapshot already holds the imported names.
       const disk =
         (await readFile(join(h.dataDir, 'state.journal'), 'utf8').catch(() => '')) +
@@ -105,10 +108,21 @@ describe('POST /api/import/racelink', () => {
 
       // Twice: nothing changes, nothing is written.
       const again = await upload(h, parts(files));
-      expect(again.body).toMatchObject({ ok: true, kept_as: null });
+      expect(again.body).toMatchObject({ ok: true, kept_as: null, nothing_to_keep: false });
       expect(again.body.report?.changes).toBe(false);
       expect(await listed(h)).toEqual(l);
-      expect((await readdir(join(h.dataDir, 'backups'))).length).toBe(1);
+      expect(existsSync(join(h.dataDir, 'backups'))).toBe(false);
+
+      // Another folder over that state: now there is something to keep, and it is kept.
+      const over = await upload(h, parts(folderFiles(LATER)));
+      expect(over.status).toBe(200);
+      expect(over.body.report?.changes).toBe(true);
+      expect(over.body).toMatchObject({ nothing_to_keep: false });
+      expect(over.body.kept_as).toMatch(/^backups\/before-import-\d{8}-\d{6}\.json$/);
+      const kept = JSON.parse(await readFile(join(h.dataDir, over.body.kept_as!), 'utf8')) as {
+        state: { devices: unknown[] };
+      };
+      expect(kept.state.devices).toHaveLength(24);
     });
   });
 
@@ -200,6 +214,12 @@ describe('npm run import (CLI) → the host starts from what it wrote', () => {
       const first = await cli();
       expect(first.stdout).toContain('Imported and saved.');
       expect(first.stdout).not.toContain('"level"');
+      // A fresh folder: it says there was nothing to keep, and keeps no empty backup.
+      expect(first.stdout).toContain(
+        `${dataDir} held no earlier state (no devices, groups, scenes or LED presets): nothing to keep, so no backup was written.`,
+      );
+      expect(first.stdout).not.toContain('is kept in');
+      expect(existsSync(join(dataDir, 'backups'))).toBe(false);
       const second = await cli('--json');
       const report = (JSON.parse(second.stdout) as { report: { changes: boolean } }).report;
       expect(report.changes).toBe(false);

@@ -14,6 +14,7 @@ interface ImportAnswer {
   dry_run: boolean;
   report: ImportReport;
   kept_as: string | null;
+  nothing_to_keep: boolean;
 }
 
 type Phase =
@@ -201,8 +202,8 @@ export function RaceLinkImportDialog({ onClose }: { onClose: () => void }) {
       <p class="muted">
         Brings devices, groups, presets, scenes and LED preset files over from the original RaceLink host:
         pick its data folder (<span class="mono">.racelink</span> in your home folder) or a zip of it. You see
-        what will change before anything is written; the current state is kept as a backup file first.
-        Importing the same folder again changes nothing.
+        what will change before anything is written; the current state (when it holds anything) is kept as a
+        backup file first. Importing the same folder again changes nothing.
       </p>
       <SimulatorNote />
       {(p.kind === 'pick' || p.kind === 'error') && picker}
@@ -246,6 +247,8 @@ export function RaceLinkImportDialog({ onClose }: { onClose: () => void }) {
                 The state before the import is kept in the data directory as{' '}
                 <span class="mono">{p.answer.kept_as}</span>.
               </>
+            ) : p.answer.nothing_to_keep ? (
+              ' There was no earlier state (no devices, groups, scenes or LED presets): nothing to keep, so no backup was written.'
             ) : null}
           </p>
           <ReportView report={p.answer.report} />

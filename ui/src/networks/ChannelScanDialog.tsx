@@ -46,7 +46,7 @@ interface ScanResult {
   channels: ScanChannel[];
   cannot_hear: {
     note: string;
-    networks: { id: number; name: string; devices: number; pinned: number }[];
+    networks: { id: number; name: string; devices: number; heard: number; pinned: number }[];
     devices: { addr: string; name: string; network_name: string; why: string }[];
   };
 }
@@ -163,7 +163,9 @@ export function ChannelScanDialog({ networkId, onClose }: { networkId: number; o
         <p class="muted">
           {name}'s gateway leaves {channelText(n?.rf)} for a while (its devices cannot be reached meanwhile;
           Blackout waits for it) and lists the nodes it hears on every other channel, then comes back. Nodes
-          bound to another network's gateway ignore it.
+          bound to another network's gateway ignore it; nodes no gateway has bound since they started (still
+          in group 0, e.g. never given a group) answer any gateway, so another network's nodes can show on
+          their own channel.
         </p>
         {scanId === null && afterMove && (
           <label class="check" data-testid="scan-after-move">
@@ -360,12 +362,13 @@ function ScanTable({
         </p>
       )}
       <div data-testid="scan-cannot-hear">
-        <p class="muted">Cannot hear: {ch.note}.</p>
+        <p class="muted">{ch.note}.</p>
         {ch.networks.length > 0 && (
           <ul>
             {ch.networks.map((x) => (
               <li key={x.id}>
-                {x.name}: {x.devices} device(s){x.pinned ? `, ${x.pinned} pinned` : ''}
+                {x.name}: {x.devices} device(s) not heard{x.pinned ? `, ${x.pinned} pinned` : ''}
+                {x.heard ? ` (${x.heard} heard above: not bound yet)` : ''}
               </li>
             ))}
           </ul>

@@ -66,6 +66,9 @@ export function MoveNetworkDialog({
   const mine = devices.value.filter((d) => d.network_id === networkId);
   const online = mine.filter((d) => d.online).length;
   const running = taskId !== null && t?.id === taskId && t.state === 'running';
+  // Once a move runs or ran, the preview's future tense ("will move", "would stay") is no
+  // longer true: the progress and then the result say what happens and happened.
+  const started = taskId !== null || moving !== null;
   const result =
     taskId !== null && t?.id === taskId && t.state === 'done' ? (t.result as MigrationResult) : null;
   const to: ChannelPick | null = fixed
@@ -88,11 +91,13 @@ export function MoveNetworkDialog({
   return (
     <Modal title={`Move ${name} to another channel`} onClose={onClose} testId="network-move">
       <form class="form" onSubmit={start}>
-        <p>
-          Now on <strong>{channelText(n?.rf)}</strong>. The host tells every online node its new channel,
-          checks that none still answers on the old one, moves the gateway (it restarts) and puts every node
-          back into its group. A power cut or crash in the middle resumes at the next start.
-        </p>
+        {!started && (
+          <p data-testid="move-intro">
+            Now on <strong>{channelText(n?.rf)}</strong>. The host tells every online node its new channel,
+            checks that none still answers on the old one, moves the gateway (it restarts) and puts every node
+            back into its group. A power cut or crash in the middle resumes at the next start.
+          </p>
+        )}
         {moving && taskId === null ? (
           <p data-testid="move-target">
             Moving to <strong>{String(moving.meta.to ?? '?')}</strong> now (progress in the status bar).
@@ -109,14 +114,18 @@ export function MoveNetworkDialog({
         ) : (
           taskId === null && <ChannelPicker value={channel} onChange={setChannel} selfId={networkId} />
         )}
-        <dl class="net-preview" data-testid="move-preview">
-          <dt>Online</dt>
-          <dd>{online} device(s) will move</dd>
-          <dt>Offline</dt>
-          <dd>{mine.length - online} device(s) cannot be told and would stay on the old channel</dd>
-          <dt>Pinned</dt>
-          <dd>{pinned === null ? '…' : `${pinned} device(s) with master persistence on (they move too)`}</dd>
-        </dl>
+        {!started && (
+          <dl class="net-preview" data-testid="move-preview">
+            <dt>Online</dt>
+            <dd>{online} device(s) will move</dd>
+            <dt>Offline</dt>
+            <dd>{mine.length - online} device(s) cannot be told and would stay on the old channel</dd>
+            <dt>Pinned</dt>
+            <dd>
+              {pinned === null ? '…' : `${pinned} device(s) with master persistence on (they move too)`}
+            </dd>
+          </dl>
+        )}
         {taskId === null && (
           <fieldset>
             <legend>Offline devices</legend>
