@@ -108,6 +108,16 @@ export function builtinLook(
       actions = solid(gate ? [gate] : gates, color, 255);
       break;
     }
+    case 'crash_out': {
+      // The pilot's colour and red in turn on every gate; the race look follows (service.ts).
+      const own = winner?.color ? hexToRgb(winner.color) : ([255, 255, 255] as Rgb);
+      actions = [];
+      for (let i = 0; i < 2; i++) {
+        actions.push(...solid(gates, [255, 0, 0], 255), { kind: 'delay', duration_ms: 300 });
+        actions.push(...solid(gates, own, 255), { kind: 'delay', duration_ms: 300 });
+      }
+      break;
+    }
     case 'heat_change': {
       // Each seat's own gate in its seat colour (dim): the pilots see where they start.
       actions = [];
