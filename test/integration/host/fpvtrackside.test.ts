@@ -262,4 +262,92 @@ describe('FPVTrackside push', () => {
       expect(s.counters.out_of_order).toBe(2);
     });
   });
+
+  it('race-events-play-the-phase-looks-and-the-operator-scene-wins', async () => {
+    await withHost({ nodes: 3, seed: 2 }, async (h) => {
+      await discoverAll(h);
+      const [a, b] = leds(h) as [SimNode, SimNode];
+      await put(h, '/api/race-lights', {
+        all_seats_gate: { kind: 'device', value: a.addr },
+        timing_systems: [{ index: 1, gate: { kind: 'device', value: b.addr } }],
+      });
+      const { url } = await source(h);
+      const sender = new FpvTracksideSender(url);
+      sender.start();
+      await until('hello accepted', () => sender.helloAccepted());
+      type Rec = { phase: string; state: string; error: string | null };
+      const recent = async (): Promise<Rec[]> =>
+        (await h.get<{ recent_phases: Rec[] }>('/api/race-lights')).body.recent_phases;
+      const shows = (what: string, bri: number, rgb: string) =>
+        until(what, () => [a, b].every((n) => n.snapshot().bri === bri && color1(n) === rgb), 15_000);
+      const settled = (phase: string) =>
+        until(`${phase} shown`, async () => {
+          const last = (await recent()).at(-1);
+          return last?.phase === phase && last.state !== 'waiting' && last.state !== 'running' ? last : null;
+        });
+
+      sender.send('RaceLoaded', {
+        ...race,
+        scheduledStart: null,
+        targetLaps: 3,
+        raceLength: 120,
+        pilots: [],
+      });
+      const expected = new Date(Date.now() + 5000).toISOString();
+      sender.send('RaceStartAnnouncement', { ...race, delaySeconds: 5, expectedStart: expected });
+      await shows('staging look', 160, '255,110,0');
+      const scheduled = '2026-07-04T09:21:34.812Z';
+      sender.send('RacePreStart', { ...race, scheduledStart: scheduled });
+      const pre = await until('pre-start recorded', async () => {
+        const v = await source(h);
+        return v.race?.state === 'pre_start' ? v.race : null;
+      });
+      expect(pre).toMatchObject({
+        round: 2,
+        scheduled_start_epoch_ms: Date.parse(scheduled),
+        expected_start_epoch_ms: Date.parse(expected),
+      });
+      expect(await settled('staging')).toMatchObject({ state: 'shown' });
+
+      sender.send('RaceStart', { ...race, actualStart: new Date().toISOString() });
+      await shows('start look', 255, '0,255,0');
+      // A pilot out: their channel colour and red on the gates, then the race look again.
+      sender.send('PilotCrashedOut', { pilot: { name: 'Osprey', channel: OSPREY }, manuallySet: true });
+      await until('crash look then the race look', async () => {
+        const r = await recent();
+        const i = r.findIndex((x) => x.phase === 'crash_out');
+        return (
+          i >= 0 && r[i]?.state === 'shown' && r[i + 1]?.phase === 'start' && r[i + 1]?.state === 'shown'
+        );
+      });
+      await shows('start look back', 255, '0,255,0');
+      sender.send('RaceTimesUp', race);
+      await shows('finish look', 200, '255,255,255');
+      sender.send('RaceEnd', race);
+      await shows('stop look', 160, '255,0,0');
+      expect((await source(h)).race).toMatchObject({ state: 'ended' });
+
+      // The operator's scene is never cut by a timer's look: listed as not shown.
+      const sse = await h.sse();
+      const op = h.post<{ result: { cancelled: boolean } }>('/api/scenes/podium/run', {
+        label: 'Podium',
+        actions: [{ kind: 'sync' }, { kind: 'delay', duration_ms: 60_000 }, { kind: 'sync' }],
+      });
+      await sse.waitFor('scene_progress', (d) => (d as { index: number }).index === 1);
+      const before = (await recent()).length;
+      sender.send('RaceCancelled', { ...race, failure: false });
+      const rec = await until('the cancel look listed', async () => {
+        const r = await recent();
+        return r.length > before || r.length === 20 ? r.at(-1) : null;
+      });
+      expect(rec).toMatchObject({ phase: 'stop', state: 'not_shown', error: 'scene_running: podium' });
+      expect((await source(h)).race).toMatchObject({ state: 'cancelled' });
+      const bo = await h.post<{ scene_cancelled: string | null }>('/api/blackout');
+      expect(bo.body.scene_cancelled).toBe('podium');
+      expect((await op).body.result.cancelled).toBe(true);
+      await sender.idle();
+      expect(sender.outcomes()).toEqual({ ok: 9 });
+      sse.close();
+    });
+  });
 });

@@ -47,7 +47,7 @@ function seatsInPlay(s: RaceLightsSettings, heat: Heat | null): number[] {
   return [...set].sort((a, b) => a - b);
 }
 
-/** Every distinct gate of the race (each seat's, and the all-seats gate). */
+/** Every distinct gate of the race (each seat's, the all-seats gate, each timing system's). */
 export function raceGates(s: RaceLightsSettings, heat: Heat | null): Gate[] {
   const out: Gate[] = [];
   const add = (g: Gate | null): void => {
@@ -55,6 +55,8 @@ export function raceGates(s: RaceLightsSettings, heat: Heat | null): Gate[] {
   };
   add(s.all_seats_gate);
   for (const seat of seatsInPlay(s, heat)) add(seatGate(s, seat));
+  // A second timer's split gates show the race too.
+  for (const t of s.timing_systems) add(t.gate);
   return out;
 }
 
