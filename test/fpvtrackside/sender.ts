@@ -26,6 +26,8 @@ export interface Sent {
   outcome: Outcome;
   /** Send to answer (ms); null when no answer came. */
   ms: number | null;
+  /** Wall-clock ms the request was started (null: never sent). */
+  sentAt: number | null;
 }
 
 export const HELLO_BODY = {
@@ -132,7 +134,7 @@ export class FpvTracksideSender {
 
   private enqueue(type: string, seq: number, body: string): number {
     if (this.queue.length >= (this.opts.queueLimit ?? QUEUE_LIMIT)) {
-      this.log.push({ type, seq, outcome: 'queue_full', ms: null });
+      this.log.push({ type, seq, outcome: 'queue_full', ms: null, sentAt: null });
       return seq;
     }
     this.queue.push({ body, type, seq });
@@ -146,6 +148,7 @@ export class FpvTracksideSender {
 
   private async put(type: string, seq: number, body: string): Promise<Outcome> {
     const started = performance.now();
+    const sentAt = Date.now();
     let outcome: Outcome;
     let ms: number | null = null;
     try {
@@ -162,7 +165,7 @@ export class FpvTracksideSender {
       const name = (err as Error).name;
       outcome = name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'refused';
     }
-    this.log.push({ type, seq, outcome, ms });
+    this.log.push({ type, seq, outcome, ms, sentAt });
     return outcome;
   }
 }
