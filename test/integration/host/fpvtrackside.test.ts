@@ -24,7 +24,10 @@ interface Source {
   path: string;
   token: string;
   connected: boolean;
-  counters: Record<string, number>;
+  counters: Record<
+    'accepted' | 'duplicate' | 'out_of_order' | 'unknown' | 'malformed' | 'unauthorized' | 'dropped',
+    number
+  >;
   session: { restarts: number; gaps: number; last_seq: number | null };
   detections: { flashed: number; filtered: number };
   last_error: { error: string } | null;
@@ -110,6 +113,8 @@ describe('FPVTrackside push', () => {
       const ok = await fetch(url, { method: 'PUT', body: '{"type":"Nope","seq":1}' });
       expect(ok.status).toBe(200);
       expect(await ok.text()).toBe('');
+      // FPVTrackside recycles idle pooled connections after 5 min: ours outlive that.
+      expect(ok.headers.get('keep-alive')).toBe('timeout=360');
       const s = (await h.get<{ fpvtrackside: Source }>('/api/timers', auth)).body.fpvtrackside;
       expect(s.counters).toMatchObject({ unauthorized: 5, unknown: 1 });
     });
@@ -348,6 +353,45 @@ describe('FPVTrackside push', () => {
       await sender.idle();
       expect(sender.outcomes()).toEqual({ ok: 9 });
       sse.close();
+    });
+  });
+
+  it('a-flood-of-the-same-detection-from-many-connections-is-answered-and-flashes-once', async () => {
+    await withHost({ nodes: 3, seed: 2 }, async (h) => {
+      await discoverAll(h);
+      const [a] = leds(h) as [SimNode];
+      await put(h, '/api/race-lights', {
+        all_seats_gate: { kind: 'device', value: a.addr },
+        flash: { effect: 0, length_ms: 300, brightness: 255 },
+      });
+      const { url } = await source(h);
+      const same = detection(0, KESTREL);
+      const N = 300;
+      const answers = await Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          fetch(url, {
+            method: 'PUT',
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+            body: JSON.stringify({
+              type: 'DetectionExt',
+              ts: new Date().toISOString(),
+              seq: 1000 + i,
+              ...same,
+            }),
+          }).then((r) => r.status),
+        ),
+      );
+      expect(answers.every((x) => x === 200)).toBe(true);
+      const s = await until('all applied', async () => {
+        const v = await source(h);
+        const c = v.counters;
+        return c.accepted + c.duplicate + c.out_of_order + c.dropped === N ? v : null;
+      });
+      // Many connections: arrival order is not seq order, so some are stale; one flash at most.
+      expect(s.counters.accepted).toBe(1);
+      expect(s.detections.flashed).toBe(1);
+      const lights = await h.get<{ stats: { laps: number } }>('/api/race-lights');
+      expect(lights.body.stats.laps).toBe(1);
     });
   });
 });
