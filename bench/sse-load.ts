@@ -48,7 +48,7 @@ function connectClient(url: string): Promise<Client> {
   });
 }
 
-async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
+export async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
   const r = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -59,7 +59,7 @@ async function post(url: string, body: unknown): Promise<Record<string, unknown>
   return json;
 }
 
-async function waitTask(url: string, id: number, timeoutMs: number): Promise<Record<string, unknown>> {
+export async function waitTask(url: string, id: number, timeoutMs: number): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     const t = ((await (await fetch(`${url}/api/task`)).json()) as { task: Record<string, unknown> }).task;
@@ -88,7 +88,7 @@ export interface SseLoadResult {
  * The simulated fleet in its own process, served over TCP (`npm run sim`), so the host is
  * measured as it runs against a real gateway: without 300 simulated nodes in its heap.
  */
-async function startSimProcess(o: {
+export async function startSimProcess(o: {
   nodes: number;
   timeScale: number;
 }): Promise<{ port: number; stop(): void }> {

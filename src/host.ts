@@ -23,6 +23,7 @@ import { createBackup } from './services/backup/index.ts';
 import { createRaceLinkImport } from './services/import/index.ts';
 import { createIntegration, type IntegrationService } from './services/integration/index.ts';
 import { LookMemory, createRaceLights, raceLightGatesOf } from './services/integration/laps/index.ts';
+import { createTimers } from './services/integration/timers/index.ts';
 import { createLedPresets } from './services/led-presets/index.ts';
 import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta } from './services/ota/index.ts';
@@ -169,6 +170,7 @@ async function startOn(
     },
     router,
   });
+  const timers = createTimers({ dataDir, log, lights: raceLights.service });
   let phase: 'booting' | 'ready' = 'booting';
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
   const io = new ScaledClock(1);
@@ -240,6 +242,7 @@ async function startOn(
     racelinkImport: createRaceLinkImport({ store, tasks, ledPresets, backup, clock, log }),
     integration,
     raceLights,
+    timers,
     phase: () => phase,
     dataFolder: {
       dir: dataDir,
@@ -352,6 +355,7 @@ async function startOn(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await raceLights.settings.load();
+  await timers.load();
   await svc.ota.recover();
   unsubs.push(registry.attach(), history.attach(), networks.attach(), svc.rfMoves.attach());
   // Before the driver starts: its first connection is the recovery's start trigger.

@@ -40,6 +40,7 @@ import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { integrationRoutes } from './routes/integration.ts';
 import { raceLightsRoutes } from './routes/race-lights.ts';
+import { timerRoutes } from './routes/timers.ts';
 import { raceRoutes } from './routes/race.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { networksRoutes } from './routes/networks.ts';
@@ -141,8 +142,9 @@ export async function buildApp(
   const admitsRead = installSecurity(app, prefix, {
     ...opts.security,
     loginHtml: opts.security.loginHtml ?? indexHtml,
-    // The plugin-only integration routes check their own shared secret.
-    ownAuthPrefix: `${prefix}/api/integration/`,
+    // The plugin-only integration routes check their own shared secret, a timer's push its
+    // URL token (FPVTrackside can be given a URL, not a password).
+    ownAuthPrefixes: [`${prefix}/api/integration/`, `${prefix}/api/timers/fpvtrackside`],
   });
   installActivityHooks(app, svc.log);
 
@@ -205,6 +207,7 @@ export async function buildApp(
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
       await api.register(raceRoutes(svc));
       await api.register(raceLightsRoutes(svc));
+      await api.register(timerRoutes(svc));
       await api.register(consoleRoutes(svc));
       await api.register(networksRoutes(svc));
       await api.register(rfMovesRoutes(svc));

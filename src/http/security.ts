@@ -24,8 +24,11 @@ export interface SecurityOptions {
   now?: () => number;
   throttle?: Partial<ThrottleOptions>;
   sessions?: Partial<SessionOptions>;
-  /** Paths under this prefix authenticate themselves (the integration routes' shared secret). */
-  ownAuthPrefix?: string;
+  /**
+   * Paths under these prefixes authenticate themselves (the integration routes' shared
+   * secret, a timer's URL token).
+   */
+  ownAuthPrefixes?: readonly string[];
 }
 
 const COOKIE = 'lightnet_session';
@@ -104,7 +107,7 @@ export function installSecurity(app: FastifyInstance, prefix: string, opts: Secu
     const path = req.url.split('?')[0] ?? '';
     // The UI's static bundle carries no data; the login page needs it before a session exists.
     if (open.has(path) || path.startsWith(`${prefix}/assets/`)) return;
-    if (opts.ownAuthPrefix && path.startsWith(opts.ownAuthPrefix)) return;
+    if (opts.ownAuthPrefixes?.some((p) => path.startsWith(p))) return;
     const auth = req.headers.authorization;
     if (auth?.startsWith('Bearer ')) {
       const client = clientOf(req);

@@ -11,6 +11,7 @@ import type { DevicesServices } from './devices/index.ts';
 import type { LedPresetsService } from './led-presets/index.ts';
 import type { IntegrationService } from './integration/index.ts';
 import type { RaceLights } from './integration/laps/index.ts';
+import type { Timers } from './integration/timers/index.ts';
 import type { FirmwareStore, OtaService } from './ota/index.ts';
 import type { ScenesServices } from './scenes/index.ts';
 import type { SpecialsActions, SpecialsSchema, SpecialsService } from './specials/index.ts';
@@ -53,6 +54,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   integration: IntegrationService;
   /** RotorHazard laps and race phases on the gates: settings and live service. */
   raceLights: RaceLights;
+  /** Second timers (FPVTrackside's push): their receivers and state. */
+  timers: Timers;
   /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
   blackout: BlackoutService;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */

@@ -47,7 +47,7 @@ function seatsInPlay(s: RaceLightsSettings, heat: Heat | null): number[] {
   return [...set].sort((a, b) => a - b);
 }
 
-/** Every distinct gate of the race (each seat's, and the all-seats gate). */
+/** Every distinct gate of the race (each seat's, the all-seats gate, each timing system's). */
 export function raceGates(s: RaceLightsSettings, heat: Heat | null): Gate[] {
   const out: Gate[] = [];
   const add = (g: Gate | null): void => {
@@ -55,6 +55,8 @@ export function raceGates(s: RaceLightsSettings, heat: Heat | null): Gate[] {
   };
   add(s.all_seats_gate);
   for (const seat of seatsInPlay(s, heat)) add(seatGate(s, seat));
+  // A second timer's split gates show the race too.
+  for (const t of s.timing_systems) add(t.gate);
   return out;
 }
 
@@ -106,6 +108,16 @@ export function builtinLook(
             : null;
       if (!color) return null;
       actions = solid(gate ? [gate] : gates, color, 255);
+      break;
+    }
+    case 'crash_out': {
+      // The pilot's colour and red in turn on every gate; the race look follows (service.ts).
+      const own = winner?.color ? hexToRgb(winner.color) : ([255, 255, 255] as Rgb);
+      actions = [];
+      for (let i = 0; i < 2; i++) {
+        actions.push(...solid(gates, [255, 0, 0], 255), { kind: 'delay', duration_ms: 300 });
+        actions.push(...solid(gates, own, 255), { kind: 'delay', duration_ms: 300 });
+      }
       break;
     }
     case 'heat_change': {

@@ -93,6 +93,9 @@ interface Waiting extends GateBatch {
 }
 
 const RECENT = 50;
+/** A pass that is no timer seat's (a second timer's timing system): left out of `seats`. */
+const NO_SEAT = -1;
+const seatsOf = (seats: number[]): number[] => seats.filter((x) => x !== NO_SEAT);
 const RESTORE_DEADLINE_MS = 5000;
 const MAX_AHEAD_MS = 5 * 60_000;
 /** A start event within this of a scheduled start was already handled by the schedule. */
@@ -155,8 +158,42 @@ export class RaceLightsService {
     const gate = seatGate(s, ev.seat);
     if (!gate) return ignore('unmapped');
     const color = seatColor(s, this.deps.heat(), ev.seat, ev.color);
+    return this.flash(gate, ev.seat, color, now, ev.event_epoch_ms);
+  }
+
+  /**
+   * A pass at a second timer's timing system (FPVTrackside's DetectionExt): the gate mapped
+   * to that index flashes in the pilot's channel colour, through the same radio discipline
+   * as a lap. Index 0 (the lap loop) without its own gate uses the all-seats gate.
+   */
+  timingPass(ev: { index: number; color: Rgb; lap_number: number; event_epoch_ms: number | null }): {
+    result: 'flash' | 'merged' | 'waiting' | DropReason | IgnoreReason;
+  } {
+    const s = this.deps.settings();
+    this.counts.laps++;
+    const ignore = (r: IgnoreReason): { result: IgnoreReason } => {
+      this.counts.ignored[r]++;
+      return { result: r };
+    };
+    if (!s.enabled) return ignore('disabled');
+    if (ev.lap_number === 0 && ev.index === 0 && !s.flash.holeshot) return ignore('holeshot');
+    const gate =
+      s.timing_systems.find((t) => t.index === ev.index)?.gate ?? (ev.index === 0 ? s.all_seats_gate : null);
+    if (!gate) return ignore('unmapped');
+    return this.flash(gate, NO_SEAT, ev.color, this.deps.wall.now(), ev.event_epoch_ms);
+  }
+
+  private flash(
+    gate: Gate,
+    seat: number,
+    color: Rgb,
+    now: number,
+    eventAt: number | null,
+  ): { result: 'flash' | 'merged' | 'waiting' | DropReason } {
+    const s = this.deps.settings();
+    const ev = { seat, event_epoch_ms: eventAt };
     if (this.deps.radioBacklog() > 0)
-      return this.drop('radio_busy', [ev.seat], gateLabel(gate), [color], now, ev.event_epoch_ms);
+      return this.drop('radio_busy', seatsOf([ev.seat]), gateLabel(gate), [color], now, ev.event_epoch_ms);
     const frames = this.deps.planEffect(gateTarget(gate), {
       mode: s.flash.effect,
       brightness: s.flash.brightness,
@@ -165,7 +202,7 @@ export class RaceLightsService {
     const before = this.pending.find((w) => w.gateKey === gateKey);
     const outcome = addPass(this.pending, { seat: ev.seat, gateKey, color, at: now });
     if (outcome === 'overflow')
-      return this.drop('overflow', [ev.seat], gateLabel(gate), [color], now, ev.event_epoch_ms);
+      return this.drop('overflow', seatsOf([ev.seat]), gateLabel(gate), [color], now, ev.event_epoch_ms);
     if (!before) Object.assign(this.pending.at(-1) as Waiting, { frames, gate, eventAt: ev.event_epoch_ms });
     if (outcome === 'merged') this.counts.merged++;
     const waiting = this.inFlight; // our previous frame is on the air: this one goes next
@@ -211,6 +248,18 @@ export class RaceLightsService {
     return { ran: this.runPhase(ev.phase, 'event', { seat: ev.seat, color: ev.color }), scheduled: [] };
   }
 
+  /** A second timer's race phase (FPVTrackside): the same looks, through the same player. */
+  timerPhase(phase: Phase, color: string | null): string[] {
+    return this.phase({
+      phase,
+      staging_epoch_ms: null,
+      start_epoch_ms: null,
+      seat: null,
+      color,
+      force: false,
+    }).ran;
+  }
+
   /** Race aborted: nothing scheduled may still fire. */
   cancelScheduled(): void {
     for (const sch of this.scheduled.values()) sch.timer.cancel();
@@ -243,6 +292,11 @@ export class RaceLightsService {
    * not yet out whole lets that look finish first.
    */
   private sequence(look: PhaseLook): PhaseLook[] {
+    if (look.phase === 'crash_out') {
+      // A pilot's moment, not a race state: the race's look comes back after it.
+      const base = this.base;
+      return base ? [look, { ...base.look, whenShown: () => (base.shown = true) }] : [look];
+    }
     if (look.phase === 'win') {
       this.winner = look;
       const base = this.base;
@@ -291,11 +345,11 @@ export class RaceLightsService {
     for (;;) {
       const { batch, stale } = takeBatch(this.pending, now, wait);
       for (const b of stale as Waiting[])
-        this.drop('stale', b.seats, gateLabel(b.gate), b.colors, b.firstAt, b.eventAt);
+        this.drop('stale', seatsOf(b.seats), gateLabel(b.gate), b.colors, b.firstAt, b.eventAt);
       if (!batch) break;
       const w = batch as Waiting;
       if (this.deps.radioBacklog() > 0) {
-        this.drop('radio_busy', w.seats, gateLabel(w.gate), w.colors, w.firstAt, w.eventAt);
+        this.drop('radio_busy', seatsOf(w.seats), gateLabel(w.gate), w.colors, w.firstAt, w.eventAt);
         continue;
       }
       this.sendFlash(w, wait - (now - w.firstAt));
@@ -323,7 +377,7 @@ export class RaceLightsService {
     const frames = w.frames.map((f) => withColors(f, c1, c2, c3));
     this.inFlight = true;
     const rec: FlashRecord = {
-      seats: w.seats,
+      seats: seatsOf(w.seats),
       event_epoch_ms: w.eventAt,
       gate: gateLabel(w.gate),
       colors: w.colors.map(hex),

@@ -43,7 +43,8 @@ const phaseSchema = z.strictObject({
   scene: z.string().min(1).max(64).nullable().default(null),
 });
 
-export const PHASES = ['staging', 'start', 'finish', 'win', 'stop', 'heat_change'] as const;
+/** `crash_out`: a pilot out of the race (FPVTrackside's PilotCrashedOut; RotorHazard has none). */
+export const PHASES = ['staging', 'start', 'finish', 'win', 'stop', 'heat_change', 'crash_out'] as const;
 export type Phase = (typeof PHASES)[number];
 
 const phasesSchema = z.strictObject({
@@ -53,6 +54,16 @@ const phasesSchema = z.strictObject({
   win: phaseSchema.default({ enabled: true, scene: null }),
   stop: phaseSchema.default({ enabled: true, scene: null }),
   heat_change: phaseSchema.default({ enabled: true, scene: null }),
+  crash_out: phaseSchema.default({ enabled: true, scene: null }),
+});
+
+/**
+ * A second timer's timing system (FPVTrackside: 0 is the lap loop, then its split gates) and
+ * the gate over it. An index without a row: index 0 flashes the all-seats gate, others nothing.
+ */
+const timingSystemSchema = z.strictObject({
+  index: z.number().int().min(0).max(63),
+  gate: gateSchema,
 });
 
 export const raceLightsSchema = z
@@ -62,6 +73,7 @@ export const raceLightsSchema = z
     /** The gate of every seat without its own ("the gate over the timing line"). */
     all_seats_gate: gateSchema.nullable().default(null),
     seats: z.array(seatSchema).max(64).default([]),
+    timing_systems: z.array(timingSystemSchema).max(64).default([]),
     /** Where the winner's colour shows; null: the all-seats gate. */
     finish_gate: gateSchema.nullable().default(null),
     flash: z
@@ -92,6 +104,7 @@ export const raceLightsSchema = z
       win: { enabled: true, scene: null },
       stop: { enabled: true, scene: null },
       heat_change: { enabled: true, scene: null },
+      crash_out: { enabled: true, scene: null },
     }),
   })
   .superRefine((v, ctx) => {
@@ -100,6 +113,16 @@ export const raceLightsSchema = z
       if (seen.has(s.seat))
         ctx.addIssue({ code: 'custom', path: ['seats', i, 'seat'], message: 'seat listed twice' });
       seen.add(s.seat);
+    });
+    const systems = new Set<number>();
+    v.timing_systems.forEach((t, i) => {
+      if (systems.has(t.index))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['timing_systems', i, 'index'],
+          message: 'timing system listed twice',
+        });
+      systems.add(t.index);
     });
   });
 export type RaceLightsSettings = z.infer<typeof raceLightsSchema>;
@@ -141,6 +164,7 @@ export function raceLightGatesOf(s: RaceLightsSettings, addrs: ReadonlySet<strin
   return [
     ...(hit(s.all_seats_gate) ? ['all seats'] : []),
     ...s.seats.filter((x) => hit(x.gate)).map((x) => `seat ${x.seat}`),
+    ...s.timing_systems.filter((x) => hit(x.gate)).map((x) => `timing system ${x.index}`),
     ...(hit(s.finish_gate) ? ['finish'] : []),
   ];
 }

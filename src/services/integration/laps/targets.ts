@@ -39,6 +39,7 @@ export function checkTargets(s: RaceLightsSettings, catalog: TargetCatalog): voi
       fail(`seats[${i}].seat`, `seat ${row.seat} does not exist: timer seats are 0–${SEATS - 1}`);
     gate(`seats[${i}].gate`, row.gate);
   });
+  s.timing_systems.forEach((row, i) => gate(`timing_systems[${i}].gate`, row.gate));
   gate('finish_gate', s.finish_gate);
   for (const phase of PHASES) {
     const scene = s.phases[phase].scene;
