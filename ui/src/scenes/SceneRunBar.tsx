@@ -44,7 +44,7 @@ export function SceneRunBar({
   onStop: () => void;
 }) {
   return (
-    <footer class="scene-foot">
+    <footer class="scene-foot" data-toast-avoid>
       <span
         class={estPending ? 'total pending' : 'total'}
         data-testid="total-cost"
