@@ -1,0 +1,63 @@
+/**
+ * On a phone the banners leave the page on the first screen (newcomer walk: after an import
+ * the simulator banner was ~230 px tall and no device row showed; the same with the banner
+ * of a gateway in no network). At 390 px each banner takes at most two lines, "more…"
+ * shows the rest, and with the simulator banner and a second one the first device row is
+ * above the Blackout band.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withHost } from '../integration/harness.ts';
+import { discoverAll } from '../integration/host/helpers.ts';
+import { openBrowser, type BrowserHandle } from './browser.ts';
+
+let b: BrowserHandle;
+beforeAll(async () => {
+  b = await openBrowser({ width: 390, height: 844 });
+});
+afterAll(async () => {
+  await b?.close();
+});
+
+describe('banners on a phone', () => {
+  it('take-two-lines-each-and-the-first-device-row-stays-on-the-first-screen', async () => {
+    await withHost({ nodes: 4, seed: 7, simGateways: 2 }, async (h) => {
+      await discoverAll(h);
+      const two = (await h.get<{ networks: { gateway_mac: string | null }[] }>('/api/networks')).body
+        .networks[1]!;
+      expect((await h.post(`/api/gateways/${two.gateway_mac!}/release`)).status).toBe(200);
+      const page = b.page;
+      await page.goto(h.url + '/');
+      const sim = page.getByTestId('banner-sim');
+      const spare = page.getByTestId('banner-unassigned-gateway');
+      await sim.waitFor();
+      await spare.waitFor();
+      const row = page.locator('[data-testid=device-table] [role=row][data-addr]').first();
+      await row.waitFor();
+      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+      await b.shot('phone-banners-390');
+
+      // Two lines each (a line of banner text is under 24 px; padding aside).
+      for (const banner of [sim, spare]) {
+        const box = (await banner.boundingBox())!;
+        expect(box.height, `${await banner.getAttribute('data-testid')} height`).toBeLessThanOrEqual(60);
+      }
+      // The first device row ends above the Blackout band.
+      const r = (await row.boundingBox())!;
+      const band = (await page.getByTestId('blackout').boundingBox())!;
+      expect(r.y, 'the first row starts on screen').toBeGreaterThanOrEqual(0);
+      expect(r.y + r.height, 'the first row ends above Blackout').toBeLessThanOrEqual(band.y);
+
+      // The rest is one tap away, and goes again.
+      const cut = (await sim.boundingBox())!.height;
+      await sim.getByRole('button', { name: 'more…' }).click();
+      await sim.getByRole('button', { name: 'less' }).waitFor();
+      expect((await sim.boundingBox())!.height).toBeGreaterThan(cut + 10);
+      await b.shot('phone-banners-more-390');
+      await sim.getByRole('button', { name: 'less' }).click();
+      await sim.getByRole('button', { name: 'more…' }).waitFor();
+      // The action stays in reach on the spare gateway's banner.
+      expect(await spare.getByRole('button', { name: 'Assign…' }).isVisible()).toBe(true);
+      expect(b.errors).toEqual([]);
+    });
+  }, 120_000);
+});
