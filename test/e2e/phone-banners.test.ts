@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withHost } from '../integration/harness.ts';
 import { discoverAll } from '../integration/host/helpers.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
+import { until } from '../until.ts';
 
 let b: BrowserHandle;
 beforeAll(async () => {
@@ -58,6 +59,51 @@ describe('banners on a phone', () => {
       // The action stays in reach on the spare gateway's banner.
       expect(await spare.getByRole('button', { name: 'Assign…' }).isVisible()).toBe(true);
       expect(b.errors).toEqual([]);
+    });
+  }, 120_000);
+
+  it('a-toolbar-cut-at-the-edge-shows-an-arrow-that-brings-the-rest-into-view', async () => {
+    await withHost({ nodes: 2, seed: 8 }, async (h) => {
+      await discoverAll(h);
+      const page = b.page;
+      await page.goto(h.url + '/');
+      const bar = page.getByRole('toolbar', { name: 'Device actions' });
+      const control = bar.getByRole('button', { name: 'Control…', exact: true });
+      await control.waitFor();
+      const inView = () =>
+        control.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          const p = el.parentElement!.getBoundingClientRect();
+          return r.left >= p.left - 1 && r.right <= p.right + 1;
+        });
+      // Cut off at 390 px: the cue is shown at the right edge of the row.
+      expect(await inView()).toBe(false);
+      const cue = bar.getByTestId('scroll-cue');
+      await cue.waitFor({ state: 'visible' });
+      const cb = (await cue.boundingBox())!;
+      const rb = (await bar.boundingBox())!;
+      expect(Math.abs(cb.x + cb.width - (rb.x + rb.width))).toBeLessThanOrEqual(2);
+      await b.shot('toolbar-cue-390');
+      // Tapping it scrolls the rest into view; at the end the cue goes.
+      const scrolled = () => bar.evaluate((el) => el.scrollLeft);
+      let seen = false;
+      for (let i = 0; i < 12 && (await cue.isVisible()); i++) {
+        const before = await scrolled();
+        // A tap where the arrow is drawn (a locator click would first scroll the sticky
+        // arrow's place in the row into view, which is the row's end).
+        const at = (await cue.boundingBox())!;
+        await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
+        await until('the row scrolled', async () => (await scrolled()) > before);
+        seen ||= await inView();
+      }
+      const left = await bar.evaluate((el) => [el.scrollWidth, el.clientWidth, el.scrollLeft]);
+      expect(await cue.isVisible(), `scroll width, client width, left: ${left.join(', ')}`).toBe(false);
+      // Control… came into view on the way to the row's end.
+      expect(seen).toBe(true);
+      // Wide, everything fits: no cue.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await cue.waitFor({ state: 'hidden' });
+      await page.setViewportSize({ width: 390, height: 844 });
     });
   }, 120_000);
 });
