@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withHost, type Harness } from '../integration/harness.ts';
 import { discoverAll } from '../integration/host/helpers.ts';
-import { coveredByBlackout } from './blackout-rect.ts';
+import { coveredByBlackout, toastTrouble } from './blackout-rect.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 
 type Page = BrowserHandle['page'];
@@ -29,6 +29,14 @@ const SCROLL_TO_END = `
     if (/(auto|scroll)/.test(cs.overflowY + cs.overflowX)) el.scrollTo(el.scrollWidth, el.scrollHeight);
   }
 `;
+
+/** With the toast carrying `text` on screen: it is in nobody's way (toastTrouble). */
+async function toastInNobodysWay(page: Page, text: string | RegExp, what: string): Promise<void> {
+  await page.locator('#toasts .toast', { hasText: text }).first().waitFor();
+  const t = await toastTrouble(page);
+  expect(t.shown, `${what}: the toast is shown`).toBeGreaterThan(0);
+  expect(t.trouble, `${what}: what the toasts are in the way of`).toEqual([]);
+}
 
 async function coversNothing(page: Page, testId: string, what: string): Promise<void> {
   await frames(page);
@@ -116,6 +124,15 @@ describe('blackout covers nothing', () => {
         if (width === 390) await b.shot('blackout-band-scene-editor-390');
         await pageCoversNothing(page, `scene editor at ${width} px`);
 
+        // Toasts on screen: saved, then run (on a phone they sat on Duplicate, Save and Run).
+        await page.evaluate('window.scrollTo(0, 0)');
+        await page.getByRole('button', { name: /^Create/ }).click();
+        await toastInNobodysWay(page, /Saved scene/, `scene saved at ${width} px`);
+        if (width === 390) await b.shot('toast-scene-saved-390');
+        await coversNothing(page, 'blackout', `scene editor with a toast at ${width} px`);
+        await click(page, 'Run');
+        await toastInNobodysWay(page, /^Ran /, `scene run at ${width} px`);
+
         for (const [id, open] of DIALOGS) {
           await page.goto(h.url + '/');
           await row0(page).waitFor();
@@ -127,6 +144,13 @@ describe('blackout covers nothing', () => {
           await coversNothing(page, 'blackout-dialog', `${id} at ${width} px`);
           await page.evaluate(SCROLL_TO_END);
           await coversNothing(page, 'blackout-dialog', `${id} at ${width} px, scrolled`);
+          if (id === 'control-dialog') {
+            // A toast raised from the dialog: clear of its head (Blackout, ×) and its buttons.
+            await dialog.getByRole('button', { name: 'Send', exact: true }).click();
+            await toastInNobodysWay(page, /sent to/, `control dialog sent at ${width} px`);
+            await b.shot(`toast-control-sent-${width}`);
+            await coversNothing(page, 'blackout-dialog', `control dialog with a toast at ${width} px`);
+          }
         }
         expect(b.errorToasts).toEqual([]);
       });

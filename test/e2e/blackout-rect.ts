@@ -79,3 +79,57 @@ export async function coveredByBlackout(page: Page, testId: string): Promise<Cov
   if ('error' in r) throw new Error(r.error);
   return r.covered;
 }
+
+/**
+ * What the toasts shown now are in the way of (item: toasts sat on a dialog's Blackout and
+ * ×, and on a phone on the scene editor's Duplicate, Save and Run): a toast must not meet
+ * any drawn Blackout button (the bar's, the band's, a dialog's), nor a dialog's head, footer
+ * or buttons or the scene editor's actions; and every other control it lies over must still
+ * take a tap there (the toast lets taps through except on its own ×).
+ */
+const TOAST_TROUBLE = `(() => {
+  const SEL = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=radio], [role=tab], [tabindex]:not([tabindex="-1"])';
+  const drawn = (el) => {
+    const cs = getComputedStyle(el);
+    return cs.visibility !== 'hidden' && cs.display !== 'none' && el.getClientRects().length > 0;
+  };
+  const inStack = (el) => !!el.closest('#toasts');
+  const modals = [...document.querySelectorAll('dialog')].filter((d) => d.matches(':modal'));
+  const top = modals[modals.length - 1] ?? null;
+  const reachable = (el) => (top ? top.contains(el) : !el.closest('dialog') && !el.closest('[inert]'));
+  const name = (el) => el.tagName.toLowerCase() + ' "' + (el.getAttribute('aria-label') || el.textContent.trim().slice(0, 40)) + '"';
+  const cut = (a, b) => {
+    const l = Math.max(a.left, b.left, 0), t = Math.max(a.top, b.top, 0);
+    const r = Math.min(a.right, b.right, innerWidth), bt = Math.min(a.bottom, b.bottom, innerHeight);
+    return r - l > 0.5 && bt - t > 0.5 ? { l, t, r, b: bt } : null;
+  };
+  const toasts = [...document.querySelectorAll('#toasts .toast')].filter(drawn);
+  const trouble = [];
+  for (const toast of toasts) {
+    const tb = toast.getBoundingClientRect();
+    const text = toast.textContent.trim().slice(0, 50);
+    for (const el of document.querySelectorAll('[data-testid^="blackout"]')) {
+      if (!drawn(el) || el.tagName !== 'BUTTON') continue;
+      if (cut(tb, el.getBoundingClientRect())) trouble.push('toast "' + text + '" covers Blackout ' + el.dataset.testid);
+    }
+    for (const el of document.querySelectorAll('.modal-head, .modal-foot, dialog .buttons, [data-toast-avoid]')) {
+      if (!drawn(el) || !reachable(el)) continue;
+      if (cut(tb, el.getBoundingClientRect())) trouble.push('toast "' + text + '" covers ' + (el.className || el.tagName));
+    }
+    for (const el of document.querySelectorAll(SEL)) {
+      if (inStack(el) || !drawn(el) || !reachable(el)) continue;
+      const c = cut(tb, el.getBoundingClientRect());
+      if (!c) continue;
+      const hit = document.elementFromPoint((c.l + c.r) / 2, (c.t + c.b) / 2);
+      // What the control shows there may be scrolled under something else; the toast must
+      // not be what takes the tap (its own × may: the one part of it that takes taps).
+      if (hit && hit.closest('#toasts') && !hit.closest('#toasts button')) trouble.push('toast "' + text + '" blocks ' + name(el));
+    }
+  }
+  return { shown: toasts.length, trouble };
+})()`;
+
+/** The toasts shown now (their count) and what they are in the way of ([] = nothing). */
+export async function toastTrouble(page: Page): Promise<{ shown: number; trouble: string[] }> {
+  return (await page.evaluate(TOAST_TROUBLE)) as { shown: number; trouble: string[] };
+}

@@ -114,13 +114,13 @@ describe('the Networks dialog actions', () => {
       const count = (await nets(h)).find((n) => n.id === 1)!.device_count;
       expect(count).toBeGreaterThan(0);
       const them = count === 1 ? 'it' : 'them';
-      const reason = `Forget its ${count} device${count === 1 ? '' : 's'} first (Devices → tick ${them} → Forget…), or let another network's gateway discover ${them}`;
+      const reason = `Forget its ${count} device${count === 1 ? '' : 's'} first (Devices → tick ${them} → Forget…), or let another network's gateway discover ${them}, then Release gateway…`;
       expect(await one.getByTestId('network-delete-why').textContent()).toBe(reason);
       expect(await del1.getAttribute('title')).toBe(reason);
       const refused = await fetch(`${h.url}/api/networks/1`, { method: 'DELETE' });
       expect(refused.status).toBe(409);
       expect(((await refused.json()) as { error: string }).error).toMatch(
-        /still has \d+ device\(s\): forget them \(Devices → tick them → Forget…, or POST \/api\/devices\/forget\)/,
+        /still has \d+ device\(s\): forget them \(Devices → tick them → Forget…, or POST \/api\/devices\/forget\).*, then release its gateway [0-9A-F]{12} \(Release gateway… on its card, or POST \/api\/gateways\/[0-9A-F]{12}\/release\)/,
       );
       // The empty one offers it, with no reason shown.
       expect(await card.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(false);
@@ -131,6 +131,53 @@ describe('the Networks dialog actions', () => {
       await page.locator('dialog[open][data-testid=confirm]').getByRole('button', { name: 'Delete' }).click();
       await card.waitFor({ state: 'detached' });
       expect((await nets(h)).map((n) => n.name)).toEqual(['Network 1']);
+    });
+  }, 120_000);
+
+  it('releases-a-networks-gateway-from-its-card-so-the-delete-hint-leads-somewhere', async () => {
+    await withHost({ nodes: 0, seed: 5, simGateways: 2 }, async (h) => {
+      const two = (await nets(h))[1]!;
+      const mac = two.gateway_mac!;
+      const page = b.page;
+      await page.goto(h.url + '/');
+      const dialog = await openNetworks(page);
+      const card = dialog.getByTestId(`network-card-${two.id}`);
+      await card.getByTestId('network-state').getByText('IDLE').waitFor();
+      // The hint names the button that does the step, and the button is there.
+      expect(await card.getByTestId('network-delete-why').textContent()).toBe(
+        'Release its gateway first (Release gateway…)',
+      );
+      expect(await card.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(true);
+      const hostRefusal = await fetch(`${h.url}/api/networks/${two.id}`, { method: 'DELETE' });
+      expect(hostRefusal.status).toBe(409);
+      expect(((await hostRefusal.json()) as { error: string }).error).toContain(
+        `release it first (Release gateway… on its card, or POST /api/gateways/${mac}/release)`,
+      );
+
+      // The confirm says what happens; cancelling changes nothing.
+      await card.getByRole('button', { name: 'Release gateway…' }).click();
+      const confirm = page.locator('dialog[open][data-testid=confirm]');
+      await confirm.waitFor();
+      const body = (await confirm.textContent()) ?? '';
+      const shown = mac.match(/.{2}/g)!.join(':');
+      expect(body).toContain(shown);
+      expect(body).toMatch(/becomes a spare/);
+      expect(body).toMatch(/keeps its 0 devices, their groups and its channel/);
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      expect((await nets(h))[1]!.gateway_mac).toBe(mac);
+
+      await card.getByRole('button', { name: 'Release gateway…' }).click();
+      await confirm.getByRole('button', { name: 'Release gateway' }).click();
+      await card.getByTestId('network-state').getByText('NO GATEWAY').waitFor();
+      await dialog.getByTestId('unassigned-gateway').getByText(shown, { exact: false }).first().waitFor();
+      const after = (await nets(h)).find((n) => n.id === two.id)!;
+      expect(after.gateway_mac).toBeNull();
+      expect(after.rf).toEqual(two.rf);
+      // Nothing left to release: the button is gone, Delete is offered.
+      expect(await card.getByRole('button', { name: 'Release gateway…' }).count()).toBe(0);
+      expect(await card.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(false);
+      expect(await card.getByTestId('network-delete-why').count()).toBe(0);
     });
   }, 120_000);
 

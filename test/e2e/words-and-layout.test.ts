@@ -269,7 +269,10 @@ describe('words and layout', () => {
       await hint.waitFor();
       const text = (await hint.textContent()) ?? '';
       expect(text).not.toMatch(/below/);
-      expect(text).toContain('New action kind');
+      // It names the control as the screen labels it.
+      const named = /“([^”]+)”/.exec(text)?.[1];
+      expect(named).toBe('Add action');
+      await page.locator('label', { hasText: named }).getByRole('combobox').waitFor();
       expect(b.errors).toEqual([]);
     });
   });

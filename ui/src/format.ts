@@ -69,7 +69,16 @@ export function flagNames(flags: number): string[] {
 
 export const hex2 = (n: number): string => n.toString(16).toUpperCase().padStart(2, '0');
 
-/** Capability counts → "3 LED · 1 STARTBLOCK". */
+/**
+ * What kind of device a node is, for counting a group's members: its most specific
+ * capability. A start block has LEDs too (caps LED + STARTBLOCK) but is one start block,
+ * not one LED node and one start block — summing capabilities counted it twice.
+ */
+export function deviceKind(caps: readonly string[]): string | null {
+  return caps.find((c) => c !== 'LED') ?? caps[0] ?? null;
+}
+
+/** Device-kind (or capability) counts → "3 LED · 1 STARTBLOCK". */
 export function capsSummary(caps: Record<string, number>): string {
   return Object.entries(caps)
     .filter(([, n]) => n > 0)

@@ -6,6 +6,8 @@
 import { computed, signal } from '@preact/signals';
 import { get } from './api.ts';
 import { sameRecord } from './format.ts';
+import { EMPTY_STATS, groupStatsOf, type GroupStats } from './common/group-stats.ts';
+export type { GroupStats } from './common/group-stats.ts';
 import type { NativeSchema } from './effect-fields.ts';
 import type {
   Device,
@@ -50,30 +52,11 @@ export const nowS = signal(Date.now() / 1000);
 setInterval(() => (nowS.value = Date.now() / 1000), 5000);
 
 export const groupsById = computed(() => new Map(groups.value.map((g) => [g.id, g])));
-export interface GroupStats {
-  total: number;
-  online: number;
-  caps: Record<string, number>;
-  /** Members per network id (the sidebar's chips with several networks). */
-  networks: Record<number, number>;
-}
-const EMPTY_STATS: GroupStats = { total: 0, online: 0, caps: {}, networks: {} };
 /**
  * Per-group device counts and capabilities, derived from the live device list: a node
  * announcing itself refreshes `devices` only, so the group rows' own counts can lag.
  */
-export const groupStats = computed(() => {
-  const m = new Map<number, GroupStats>();
-  for (const d of devices.value) {
-    let s = m.get(d.groupId);
-    if (!s) m.set(d.groupId, (s = { total: 0, online: 0, caps: {}, networks: {} }));
-    s.total++;
-    if (d.network_id !== undefined) s.networks[d.network_id] = (s.networks[d.network_id] ?? 0) + 1;
-    if (d.online) s.online++;
-    for (const c of d.dev_type_caps) s.caps[c] = (s.caps[c] ?? 0) + 1;
-  }
-  return m;
-});
+export const groupStats = computed(() => groupStatsOf(devices.value));
 export const statsOf = (gid: number): GroupStats => groupStats.value.get(gid) ?? EMPTY_STATS;
 export const taskRunning = computed(() => task.value?.state === 'running');
 

@@ -1,4 +1,4 @@
-/** Toast messages: green info (3 s), red errors (6 s, closable, held while hovered). */
+/** Toast messages: green info (3 s), red errors (6 s); each closable, held while its × is hovered. */
 import { signal } from '@preact/signals';
 import { ApiError } from './api.ts';
 

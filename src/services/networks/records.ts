@@ -138,17 +138,20 @@ export async function deleteNetwork(store: Store, id: number): Promise<void> {
   const devices = store.state.devices.filter((d) => d.network_id === id).length;
   if (devices > 0)
     throw new ConflictError(
-      `${n.name} still has ${devices} device(s): forget them (Devices → tick them → Forget…, or POST /api/devices/forget) or let another network's gateway discover them first`,
+      `${n.name} still has ${devices} device(s): forget them (Devices → tick them → Forget…, or POST /api/devices/forget) or let another network's gateway discover them first${n.gateway_mac !== null ? `, then release its gateway ${n.gateway_mac} (Release gateway… on its card, or POST /api/gateways/${n.gateway_mac}/release)` : ''}`,
       {
         code: 'network_in_use',
         devices,
       },
     );
   if (n.gateway_mac !== null)
-    throw new ConflictError(`${n.name} still has gateway ${n.gateway_mac}: release it first`, {
-      code: 'network_in_use',
-      gateway_mac: n.gateway_mac,
-    });
+    throw new ConflictError(
+      `${n.name} still has gateway ${n.gateway_mac}: release it first (Release gateway… on its card, or POST /api/gateways/${n.gateway_mac}/release)`,
+      {
+        code: 'network_in_use',
+        gateway_mac: n.gateway_mac,
+      },
+    );
   if (n.migration !== null)
     throw new ConflictError(`${n.name} is moving to another channel: finish or cancel that first`, {
       code: 'network_in_use',

@@ -81,12 +81,15 @@ describe('network view (pills, dialog, banners)', () => {
 describe('deleting a network', () => {
   it('is-offered-only-for-an-empty-network-and-says-why-not-otherwise', () => {
     expect(deleteBlocker(row(), 2)).toBe(
-      "Forget its 150 devices first (Devices → tick them → Forget…), or let another network's gateway discover them",
+      "Forget its 150 devices first (Devices → tick them → Forget…), or let another network's gateway discover them, then Release gateway…",
     );
     expect(deleteBlocker(row({ device_count: 1 }), 2)).toBe(
-      "Forget its 1 device first (Devices → tick it → Forget…), or let another network's gateway discover it",
+      "Forget its 1 device first (Devices → tick it → Forget…), or let another network's gateway discover it, then Release gateway…",
     );
-    expect(deleteBlocker(row({ device_count: 0 }), 2)).toBe('Release its gateway first');
+    expect(deleteBlocker(row({ device_count: 3, gateway_mac: null }), 2)).toBe(
+      "Forget its 3 devices first (Devices → tick them → Forget…), or let another network's gateway discover them",
+    );
+    expect(deleteBlocker(row({ device_count: 0 }), 2)).toBe('Release its gateway first (Release gateway…)');
     const from = findChannel('EU868', 2)!.rf;
     const to = findChannel('EU868', 3)!.rf;
     expect(

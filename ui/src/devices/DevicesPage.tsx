@@ -19,6 +19,7 @@ import { registerShortcut } from '../keys.ts';
 import { raceMode } from '../race/race-mode.ts';
 import { lazy } from '../common/lazy.ts';
 import { forgetDevices } from './forget.ts';
+import { ScrollCue } from '../common/ScrollCue.tsx';
 
 // The dialogs are chunks of their own (common/lazy.ts): the first screen is the table.
 const DiscoverDialog = lazy(() => import('./DeviceDialogs.tsx').then((m) => m.DiscoverDialog));
@@ -303,6 +304,7 @@ export function DevicesPage() {
               Reload
             </button>
           )}
+          <ScrollCue label="device actions" />
         </div>
         <div class="toolbar" role="toolbar" aria-label="Selection actions">
           <span class="muted" data-testid="selected-count">
@@ -358,6 +360,7 @@ export function DevicesPage() {
             </button>
           )}
           <NodeCommand device={one} />
+          <ScrollCue label="selection actions" />
         </div>
         <DeviceTable rows={rows} />
       </main>

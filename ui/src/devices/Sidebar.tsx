@@ -121,7 +121,7 @@ function GroupRow({ g }: { g: Group }) {
           </span>
           <span class="muted gn-id">{` #${g.id}`}</span>
         </span>
-        <span class="caps muted">{capsSummary(stats.caps) || 'empty'}</span>
+        <span class="caps muted">{capsSummary(stats.kinds) || 'empty'}</span>
         <GroupNetworks counts={stats.networks} />
       </button>
       <span class={`count ${countCls}`} title={`${online} online of ${total}`}>

@@ -1,5 +1,6 @@
 /**
  * A network card's actions: rename (inline), move to another channel, scan channels,
+ * release its gateway (it becomes a spare; the last step before a delete),
  * delete (offered only when empty, the reason shown otherwise; the host checks again and
  * refuses while devices or a gateway remain), and — before
  * swapping its gateway — its pinned nodes with Unpin. Sub-dialogs open through `open`.
@@ -7,8 +8,8 @@
 import { useState } from 'preact/hooks';
 import { confirmAction } from '../dialogs/confirm.tsx';
 import { toast } from '../toasts.ts';
-import { deleteNetwork, errorText, renameNetwork } from './network-api.ts';
-import { deleteBlocker } from './network-view.ts';
+import { deleteNetwork, errorText, releaseGateway, renameNetwork } from './network-api.ts';
+import { deleteBlocker, gatewayMacText } from './network-view.ts';
 import { networks } from './networks-store.ts';
 import type { NetworkInfo } from './network-types.ts';
 import { PinnedNodes } from './PinnedNodes.tsx';
@@ -49,7 +50,32 @@ export function NetworkActions({ n, open }: { n: NetworkInfo; open: (s: SubDialo
       setError(errorText(err));
     }
   };
+  const release = async (raw: string): Promise<void> => {
+    setError(null);
+    const mac = gatewayMacText(raw);
+    const devices = `${n.device_count} device${n.device_count === 1 ? '' : 's'}`;
+    const ok = await confirmAction({
+      title: `Release gateway ${mac} from '${n.name}'?`,
+      body:
+        `The gateway becomes a spare: it is listed under "Gateways in no network" and carries no traffic until you assign it again. ` +
+        `'${n.name}' keeps its ${devices}, their groups and its channel, but ` +
+        (n.device_count > 0
+          ? 'they cannot be reached until a gateway is assigned to it.'
+          : 'nothing is on the air for it until a gateway is assigned to it.'),
+      confirm: 'Release gateway',
+      danger: n.device_count > 0,
+    });
+    if (!ok) return;
+    try {
+      await releaseGateway(raw);
+      toast(`Gateway ${mac} released: '${n.name}' has no gateway now`);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
   const onAir = n.state === 'ready';
+  // The host releases a gateway whenever one is assigned (attached, missing or conflicting).
+  const gatewayMac = n.gateway_mac;
   // Offered only when the host would take it (it checks again and refuses with 409).
   const blocked = deleteBlocker(n, networks.value.length);
   const whyId = `net-delete-why-${n.id}`;
@@ -101,6 +127,11 @@ export function NetworkActions({ n, open }: { n: NetworkInfo; open: (s: SubDialo
           <button type="button" class="small" disabled={!onAir} onClick={() => setPinnedShown(!pinnedShown)}>
             {pinnedShown ? 'Hide pinned nodes' : 'Pinned nodes'}
           </button>
+          {gatewayMac !== null && (
+            <button type="button" class="small" onClick={() => void release(gatewayMac)}>
+              Release gateway…
+            </button>
+          )}
           <button
             type="button"
             class="small danger"

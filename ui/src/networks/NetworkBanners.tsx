@@ -5,6 +5,7 @@
  * replace the single "Gateway not connected" banner, whose aggregate names one network only.
  */
 import type { ComponentChildren } from 'preact';
+import { BannerText } from '../common/BannerText.tsx';
 import { gateway, link } from '../store.ts';
 import { channelText, gatewayMacText, networkStatus } from './network-view.ts';
 import { networks, openAssign, openNetworks, unassignedGateways } from './networks-store.ts';
@@ -42,12 +43,12 @@ function NetworkBanner({ n, retry }: { n: NetworkInfo; retry: ComponentChildren 
       typeof gw?.next_retry_in_s === 'number' ? ` — retrying in ${Math.ceil(gw.next_retry_in_s)} s` : '';
     return (
       <Banner tone="bad" id={id}>
-        <span>
+        <BannerText>
           Gateway of {n.name} is not connected — {devicesText(n.device_count)}{' '}
           {n.device_count === 1 ? 'is' : 'are'} unreachable
           {gw?.last_error ? ` (${gw.last_error})` : ''}
           {retrying}
-        </span>
+        </BannerText>
         {retry}
       </Banner>
     );
@@ -55,26 +56,28 @@ function NetworkBanner({ n, retry }: { n: NetworkInfo; retry: ComponentChildren 
   if (s.word === 'NOT READY')
     return (
       <Banner tone="amber" id={id}>
-        Gateway of {n.name} is connecting — {devicesText(n.device_count)} wait for it
+        <BannerText>
+          Gateway of {n.name} is connecting — {devicesText(n.device_count)} wait for it
+        </BannerText>
       </Banner>
     );
   if (s.word === 'NO GATEWAY' && n.device_count > 0)
     return (
       <Banner tone="amber" id={id}>
-        <span>
+        <BannerText>
           {n.name} has no gateway — {devicesText(n.device_count)} {n.device_count === 1 ? 'is' : 'are'}{' '}
           unreachable
-        </span>
+        </BannerText>
         <NetworksButton />
       </Banner>
     );
   if (s.word === 'CONFLICT')
     return (
       <Banner tone="amber" id={id}>
-        <span>
+        <BannerText>
           Gateway of {n.name} is tuned differently from its network ({n.conflict?.fields.join(', ')}) —{' '}
           {devicesText(n.device_count)} are not heard
-        </span>
+        </BannerText>
         <NetworksButton />
       </Banner>
     );
@@ -96,9 +99,11 @@ export function UnstableLinkBanners() {
         const secs = u.window_s === 60 ? 'minute' : `${u.window_s} s`;
         return (
           <Banner key={n.id} tone="amber" id={`banner-unstable-${n.id}`}>
-            Gateway of {n.name} lost its link {u.losses} time{u.losses === 1 ? '' : 's'} in the last {secs} —
-            check the USB cable, hub and power. Reconnects wait {Math.round(u.reconnect_min_s)} s until the
-            link is stable.
+            <BannerText>
+              Gateway of {n.name} lost its link {u.losses} time{u.losses === 1 ? '' : 's'} in the last {secs}{' '}
+              — check the USB cable, hub and power. Reconnects wait {Math.round(u.reconnect_min_s)} s until
+              the link is stable.
+            </BannerText>
           </Banner>
         );
       })}
@@ -119,10 +124,10 @@ export function NetworkBanners({ retry }: { retry: ComponentChildren }) {
         if (mac === null) return null;
         return (
           <Banner key={g.label} tone="amber" id="banner-unassigned-gateway">
-            <span>
+            <BannerText>
               A gateway (MAC {gatewayMacText(mac)}, {channelText(g.rf)}) belongs to no network — it carries no
               traffic
-            </span>
+            </BannerText>
             <button type="button" onClick={() => openAssign(mac)} disabled={!g.ready}>
               Assign…
             </button>

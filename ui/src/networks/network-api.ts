@@ -65,6 +65,11 @@ export const assignGateway = (
     ),
   );
 
+export const releaseGateway = (mac: string) =>
+  thenReload(
+    post<{ network: { id: number; name: string } | null }>(`gateways/${encodeURIComponent(mac)}/release`),
+  );
+
 export const rescanGateways = () =>
   thenReload(
     post<{ attached: { mac: string; port: string }[]; tried: { path: string; result: string }[] }>(

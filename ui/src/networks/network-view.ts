@@ -104,9 +104,11 @@ export function networkHue(id: number): number {
  */
 export function deleteBlocker(n: NetworkInfo, networkCount: number): string | null {
   if (networkCount <= 1) return 'The only network: every device belongs to one';
+  // The whole way to an empty network, naming the buttons that do each step.
+  const release = n.gateway_mac !== null ? ', then Release gateway…' : '';
   if (n.device_count > 0)
-    return `Forget its ${n.device_count} device${n.device_count === 1 ? '' : 's'} first (Devices → tick ${n.device_count === 1 ? 'it' : 'them'} → Forget…), or let another network's gateway discover ${n.device_count === 1 ? 'it' : 'them'}`;
-  if (n.gateway_mac !== null) return 'Release its gateway first';
+    return `Forget its ${n.device_count} device${n.device_count === 1 ? '' : 's'} first (Devices → tick ${n.device_count === 1 ? 'it' : 'them'} → Forget…), or let another network's gateway discover ${n.device_count === 1 ? 'it' : 'them'}${release}`;
+  if (n.gateway_mac !== null) return 'Release its gateway first (Release gateway…)';
   if (n.migration) return 'It is moving to another channel: finish or cancel that first';
   return null;
 }

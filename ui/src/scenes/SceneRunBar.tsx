@@ -44,7 +44,7 @@ export function SceneRunBar({
   onStop: () => void;
 }) {
   return (
-    <footer class="scene-foot">
+    <footer class="scene-foot" data-toast-avoid>
       <span
         class={estPending ? 'total pending' : 'total'}
         data-testid="total-cost"
@@ -54,7 +54,7 @@ export function SceneRunBar({
         {estError ? (
           <span class="error-text">⚠ {estError}</span>
         ) : draft.actions.length === 0 ? (
-          <span class="muted">No actions yet: pick one in “New action kind” and press + Add.</span>
+          <span class="muted">No actions yet: pick one under “Add action” and press + Add.</span>
         ) : (
           <>Total: {formatTotal(estimate?.total, estimate?.wait ?? 0)}</>
         )}

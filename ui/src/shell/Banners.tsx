@@ -6,6 +6,7 @@ import { toastError } from '../toasts.ts';
 import { lowBattery } from '../common/battery.ts';
 import { forgetDevices } from '../devices/forget.ts';
 import { HeatBanner } from './HeatBanner.tsx';
+import { BannerText } from '../common/BannerText.tsx';
 import { NetworkBanners, UnstableLinkBanners, perNetworkBanners } from '../networks/NetworkBanners.tsx';
 
 export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
@@ -83,7 +84,7 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
       {g?.transport === 'sim' && (
         <div class="banner sim" data-testid="banner-sim">
           {/* One flex item: text and path flow as one paragraph (not three columns). */}
-          <span>
+          <BannerText>
             Simulator — no radio hardware is connected. Nothing you do here reaches real nodes.
             {health.value?.data?.simulated && (
               <>
@@ -102,18 +103,18 @@ export function Banners({ onShowBattery }: { onShowBattery: () => void }) {
                 setup here through ⚙ Settings → Import from RaceLink.
               </span>
             )}
-          </span>
+          </BannerText>
         </div>
       )}
       {(health.value?.data?.simulated_leftovers?.length ?? 0) > 0 && (
         <div class="banner amber" data-testid="banner-sim-leftovers">
-          <span>
+          <BannerText>
             {health.value?.data?.simulated_leftovers?.length} device(s) in this data folder are simulated ones
             an older Lightnet saved here ({health.value?.data?.simulated_leftovers?.join(', ')}); they never
             answer. Forget them (your groups and scenes stay), or to start clean, stop the host and move
             state.json, state.json.bak and state.journal out of <code>{health.value?.data?.dir}</code> (groups
             and scenes go with them), or restore a backup.
-          </span>
+          </BannerText>
           <button type="button" data-testid="forget-leftovers" onClick={() => void forgetLeftovers()}>
             Forget them…
           </button>

@@ -1,5 +1,6 @@
 import { dismiss, toasts } from '../toasts.ts';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useLayoutEffect } from 'preact/hooks';
+import { placeToasts } from './toast-place.ts';
 import type { Toast } from '../toasts.ts';
 
 function ToastItem({ t }: { t: Toast }) {
@@ -25,13 +26,22 @@ function ToastItem({ t }: { t: Toast }) {
 export function Toasts() {
   const list = toasts.value;
   // A manual popover sits in the top layer: re-showing it after each toast keeps it
-  // above any open modal dialog, so errors raised from a dialog stay readable.
-  useEffect(() => {
+  // above any open modal dialog, so errors raised from a dialog stay readable. Then it is
+  // placed (toast-place.ts) — once shown, so it has a size — and again when the window
+  // changes (a dialog's footer or the Blackout band moves with it); a toast lives seconds.
+  useLayoutEffect(() => {
     const el = document.getElementById('toasts') as
       (HTMLElement & { showPopover?: () => void; hidePopover?: () => void }) | null;
-    if (!el?.showPopover) return;
-    if (el.matches(':popover-open')) el.hidePopover?.();
-    if (list.length) el.showPopover();
+    if (!el) return;
+    if (el.showPopover) {
+      if (el.matches(':popover-open')) el.hidePopover?.();
+      if (list.length) el.showPopover();
+    }
+    if (!list.length) return;
+    const place = () => placeToasts(el);
+    place();
+    window.addEventListener('resize', place);
+    return () => window.removeEventListener('resize', place);
   }, [list]);
   return (
     <div id="toasts" popover="manual" class="toasts" data-testid="toasts">
