@@ -94,6 +94,22 @@ describe('banners on a phone', () => {
         const at = (await cue.boundingBox())!;
         await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
         await until('the row scrolled', async () => (await scrolled()) > before);
+        // The scroll is smooth: let it come to rest before the next tap (a tap mid-way
+        // restarts it from there, and a row of many buttons then needs more taps than the loop).
+        await bar.evaluate(
+          (el) =>
+            new Promise<void>((done) => {
+              let last = -1;
+              let still = 0;
+              const step = () => {
+                still = el.scrollLeft === last ? still + 1 : 0;
+                last = el.scrollLeft;
+                if (still >= 3) done();
+                else requestAnimationFrame(step);
+              };
+              requestAnimationFrame(step);
+            }),
+        );
         seen ||= await inView();
       }
       const left = await bar.evaluate((el) => [el.scrollWidth, el.clientWidth, el.scrollLeft]);
