@@ -1,6 +1,6 @@
 import { dismiss, toasts } from '../toasts.ts';
 import { useEffect, useLayoutEffect } from 'preact/hooks';
-import { placeToasts } from './toast-place.ts';
+import { keepToastsPlaced } from './toast-place.ts';
 import type { Toast } from '../toasts.ts';
 
 function ToastItem({ t }: { t: Toast }) {
@@ -27,8 +27,8 @@ export function Toasts() {
   const list = toasts.value;
   // A manual popover sits in the top layer: re-showing it after each toast keeps it
   // above any open modal dialog, so errors raised from a dialog stay readable. Then it is
-  // placed (toast-place.ts) — once shown, so it has a size — and again when the window
-  // changes (a dialog's footer or the Blackout band moves with it); a toast lives seconds.
+  // placed (toast-place.ts) — once shown, so it has a size — and kept placed while it
+  // shows: a dialog's footer, the editor's actions or the Blackout band can move after it.
   useLayoutEffect(() => {
     const el = document.getElementById('toasts') as
       (HTMLElement & { showPopover?: () => void; hidePopover?: () => void }) | null;
@@ -38,10 +38,7 @@ export function Toasts() {
       if (list.length) el.showPopover();
     }
     if (!list.length) return;
-    const place = () => placeToasts(el);
-    place();
-    window.addEventListener('resize', place);
-    return () => window.removeEventListener('resize', place);
+    return keepToastsPlaced(el);
   }, [list]);
   return (
     <div id="toasts" popover="manual" class="toasts" data-testid="toasts">

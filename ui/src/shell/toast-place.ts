@@ -11,8 +11,8 @@ const AVOID = '[data-testid^="blackout"], .modal-head, .modal-foot, dialog .butt
 const GAP = 8;
 
 export function placeToasts(stack: HTMLElement): void {
-  stack.style.bottom = `${GAP}px`;
-  stack.style.maxHeight = '';
+  // Only the stack's sides are read (its height follows maxHeight), so nothing is written
+  // before measuring: a frame whose layout did not change costs reads only.
   const s = stack.getBoundingClientRect();
   const h = window.innerHeight;
   let bottomEdge = h - GAP;
@@ -25,6 +25,23 @@ export function placeToasts(stack: HTMLElement): void {
     if (r.top + r.height / 2 >= h / 2) bottomEdge = Math.min(bottomEdge, r.top - GAP);
     else topEdge = Math.max(topEdge, r.bottom + GAP);
   }
-  stack.style.bottom = `${Math.max(GAP, h - bottomEdge)}px`;
-  stack.style.maxHeight = `${Math.max(0, bottomEdge - topEdge)}px`;
+  const bottom = `${Math.max(GAP, h - bottomEdge)}px`;
+  const maxHeight = `${Math.max(0, bottomEdge - topEdge)}px`;
+  if (stack.style.bottom !== bottom) stack.style.bottom = bottom;
+  if (stack.style.maxHeight !== maxHeight) stack.style.maxHeight = maxHeight;
+}
+
+/**
+ * Keeps the stack placed while it shows: what it avoids can move after the toast appears
+ * (a saved scene's editor redraws its footer, a dialog opens or scrolls, the window turns),
+ * so it is re-placed every frame until stopped — a toast lives a few seconds.
+ */
+export function keepToastsPlaced(stack: HTMLElement): () => void {
+  let frame = 0;
+  const step = () => {
+    placeToasts(stack);
+    frame = requestAnimationFrame(step);
+  };
+  step();
+  return () => cancelAnimationFrame(frame);
 }
