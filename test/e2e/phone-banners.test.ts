@@ -105,9 +105,9 @@ describe('banners on a phone', () => {
                 still = el.scrollLeft === last ? still + 1 : 0;
                 last = el.scrollLeft;
                 if (still >= 3) done();
-                else requestAnimationFrame(step);
+                else setTimeout(step, 20);
               };
-              requestAnimationFrame(step);
+              setTimeout(step, 20);
             }),
         );
         seen ||= await inView();
