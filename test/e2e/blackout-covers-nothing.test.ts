@@ -35,7 +35,14 @@ async function toastInNobodysWay(page: Page, text: string | RegExp, what: string
   await page.locator('#toasts .toast', { hasText: text }).first().waitFor();
   const t = await toastTrouble(page);
   expect(t.shown, `${what}: the toast is shown`).toBeGreaterThan(0);
-  expect(t.trouble, `${what}: what the toasts are in the way of`).toEqual([]);
+  // The stack is re-placed each frame: what it avoids may still be moving in the frame the
+  // toast appears (a saved scene's footer redraws), so it must be out of the way once settled.
+  await expect
+    .poll(async () => (await toastTrouble(page)).trouble, {
+      message: `${what}: what the toasts are in the way of (t.shown=${t.shown})`,
+      timeout: 1_500,
+    })
+    .toEqual([]);
 }
 
 async function coversNothing(page: Page, testId: string, what: string): Promise<void> {
