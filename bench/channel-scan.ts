@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
 import { findChannel } from '../src/domain/rf-channels.ts';
-import { startHost, type HostHandle } from '../src/host.ts';
+import { startHost, type HostHandle } from '../src/host/index.ts';
 import { silentLogger } from '../src/logger.ts';
 import { snrFloorDb } from '../src/sim/air.ts';
 import type { TaskSnapshot } from '../src/tasks/task-manager.ts';

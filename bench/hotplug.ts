@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
 import type { Radio } from '../src/gateway/radio.ts';
-import { startHost } from '../src/host.ts';
+import { startHost } from '../src/host/index.ts';
 import { createLogger, silentLogger } from '../src/logger.ts';
 import { createFleets } from '../src/sim/fleets.ts';
 import { serveFleetOnMemory } from '../src/sim/sim-host.ts';

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
-import { startHost, type HostHandle } from '../src/host.ts';
+import { startHost, type HostHandle } from '../src/host/index.ts';
 import { silentLogger } from '../src/logger.ts';
 import type { M2NRequest } from '../src/protocol/types.ts';
 import { printTable, waitUntil } from './networks-util.ts';

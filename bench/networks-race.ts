@@ -11,7 +11,7 @@ import { SteppedClock } from '../src/clock.ts';
 import { defaultConsoleSettings } from '../src/domain/console-settings.ts';
 import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { newNetwork } from '../src/domain/networks.ts';
-import { startHost } from '../src/host.ts';
+import { startHost } from '../src/host/index.ts';
 import { silentLogger } from '../src/logger.ts';
 import { snrFloorDb } from '../src/sim/air.ts';
 import { createFleets } from '../src/sim/fleets.ts';

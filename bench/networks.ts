@@ -42,7 +42,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
-import { startHost, type HostHandle } from '../src/host.ts';
+import { startHost, type HostHandle } from '../src/host/index.ts';
 import { silentLogger } from '../src/logger.ts';
 import { snrFloorDb } from '../src/sim/air.ts';
 import type { TaskSnapshot } from '../src/tasks/task-manager.ts';

@@ -30,7 +30,7 @@ import { SteppedClock } from '../src/clock.ts';
 import { defaultConsoleSettings } from '../src/domain/console-settings.ts';
 import { newDevice, type StateModel } from '../src/domain/model.ts';
 import { DEFAULT_NETWORK_ID, newNetwork } from '../src/domain/networks.ts';
-import { startHost, type HostHandle } from '../src/host.ts';
+import { startHost, type HostHandle } from '../src/host/index.ts';
 import { silentLogger } from '../src/logger.ts';
 import type { RecoveryOptions } from '../src/services/devices/index.ts';
 import { snrFloorDb } from '../src/sim/air.ts';

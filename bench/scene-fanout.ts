@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
 import type { SceneAction } from '../src/domain/scenes/types.ts';
-import { startHost, type HostHandle } from '../src/host.ts';
+import { startHost, type HostHandle } from '../src/host/index.ts';
 import { silentLogger } from '../src/logger.ts';
 import { simHostConfig } from './sim-host-config.ts';
 

@@ -1,5 +1,5 @@
 /** The host configuration the in-process fleet benchmarks start: simulator, silent logs, free port. */
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/index.ts';
 
 export function simHostConfig(dataDir: string, nodes: number, seed: number): Config {
   return {

@@ -1,6 +1,6 @@
 /** CLI entry: `npm start -- [options]`. Parses the configuration, starts the host, stops it on SIGINT/SIGTERM. */
-import { ConfigError, loadConfig } from './config.ts';
-import { startHost } from './host.ts';
+import { ConfigError, loadConfig } from './config/index.ts';
+import { startHost } from './host/index.ts';
 import { DataDirLockedError } from './state/data-lock.ts';
 
 import { createLogger } from './logger.ts';

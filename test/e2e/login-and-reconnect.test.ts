@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHost } from '../../src/host.ts';
+import { startHost } from '../../src/host/index.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { testConfig, withHost } from '../integration/harness.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';

@@ -9,8 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../../src/clock.ts';
-import type { Config } from '../../src/config.ts';
-import { startHost, type HostHandle, type HostOverrides } from '../../src/host.ts';
+import type { Config } from '../../src/config/index.ts';
+import { startHost, type HostHandle, type HostOverrides } from '../../src/host/index.ts';
 import { silentLogger, createLogger } from '../../src/logger.ts';
 import type { TaskSnapshot } from '../../src/tasks/task-manager.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDataFolder } from '../../../src/host-data-folder.ts';
+import { openDataFolder } from '../../../src/host/data-folder.ts';
 import { testConfig } from '../../integration/harness.ts';
 
 const dirs: string[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SteppedClock } from '../../../src/clock.ts';
 import type { Radio } from '../../../src/gateway/radio.ts';
 import type { GatewayReadiness } from '../../../src/gateway/types.ts';
-import { createHotplugWatcher, type ProbeScanner } from '../../../src/host-hotplug.ts';
+import { createHotplugWatcher, type ProbeScanner } from '../../../src/host/gateways/hotplug.ts';
 import { silentLogger } from '../../../src/logger.ts';
 import type { NetworksService } from '../../../src/services/networks/index.ts';
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.ts';
-import { parseGatewayList } from '../../../src/config-gateways.ts';
+import { ConfigError, loadConfig } from '../../../src/config/index.ts';
+import { parseGatewayList } from '../../../src/config/gateways.ts';
 
 describe('--gateway list and --sim-gateways', () => {
   it('one-gateway-is-what-it-was', () => {

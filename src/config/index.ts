@@ -7,8 +7,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import * as z from 'zod';
-import type { GatewaySpec } from './transport/index.ts';
-import { checkSimGateways, MAX_GATEWAYS, parseGatewayList } from './config-gateways.ts';
+import type { GatewaySpec } from '../transport/index.ts';
+import { checkSimGateways, MAX_GATEWAYS, parseGatewayList } from './gateways.ts';
 
 export interface Config {
   port: number;

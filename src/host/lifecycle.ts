@@ -3,10 +3,10 @@
  * (task boundaries → master events, readiness → SSE) and the orderly shutdown.
  */
 import type { FastifyInstance } from 'fastify';
-import type { SseHub } from './http/sse.ts';
-import type { AppServices } from './services/index.ts';
-import type { SimOnMemory } from './sim/sim-host.ts';
-import type { TaskSnapshot } from './tasks/task-manager.ts';
+import type { SseHub } from '../http/sse.ts';
+import type { AppServices } from '../services/index.ts';
+import type { SimOnMemory } from '../sim/sim-host.ts';
+import type { TaskSnapshot } from '../tasks/task-manager.ts';
 
 /** Task boundaries → master events and the post-task refresh; readiness → SSE `gateway`. */
 export function wireEvents(svc: AppServices): (() => void)[] {

@@ -15,15 +15,15 @@
  * Ports already present are never opened (opening resets the board on them, maybe another
  * program's device), and nothing is probed while a race start is armed.
  */
-import type { Clock, TimerHandle } from './clock.ts';
-import type { Radio } from './gateway/radio.ts';
-import { canonicalPort, type DetectOverride, type RescanOptions } from './host-rescan.ts';
-import type { Logger } from './logger.ts';
-import type { NetworksService } from './services/networks/index.ts';
-import { ScaledClock } from './clock.ts';
-import { listCandidatePorts } from './transport/serial-ports.ts';
-import { watchSerialPorts } from './transport/port-events.ts';
-import { decidePorts, type SeenPort } from './transport/port-watch.ts';
+import type { Clock, TimerHandle } from '../../clock.ts';
+import type { Radio } from '../../gateway/radio.ts';
+import { canonicalPort, type DetectOverride, type RescanOptions } from './rescan.ts';
+import type { Logger } from '../../logger.ts';
+import type { NetworksService } from '../../services/networks/index.ts';
+import { ScaledClock } from '../../clock.ts';
+import { listCandidatePorts } from '../../transport/serial-ports.ts';
+import { watchSerialPorts } from '../../transport/port-events.ts';
+import { decidePorts, type SeenPort } from '../../transport/port-watch.ts';
 
 export interface PortSource {
   /** The ports present now; listing never opens one. */

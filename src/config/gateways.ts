@@ -5,7 +5,7 @@
  * data folder. `auto` and `sim` stand alone: auto-detection and the simulator choose their
  * gateways themselves (the simulator's count is `--sim-gateways`).
  */
-import { parseGatewaySpec, type GatewaySpec } from './transport/index.ts';
+import { parseGatewaySpec, type GatewaySpec } from '../transport/index.ts';
 
 export const MAX_GATEWAYS = 8;
 

@@ -12,17 +12,17 @@
  * reconnects by itself.
  */
 import { realpath } from 'node:fs/promises';
-import { ScaledClock, type Clock } from './clock.ts';
-import { createGatewayDriver } from './gateway/driver.ts';
-import type { Radio } from './gateway/radio.ts';
-import type { GatewayDriver } from './gateway/types.ts';
-import { serialChoice } from './host-gateways.ts';
-import type { Logger } from './logger.ts';
-import type { NetworksService } from './services/networks/index.ts';
-import { detectGateways, type DetectOptions, type ProbeAttempt } from './transport/index.ts';
-import { handOver } from './transport/detect.ts';
-import type { LinkFactory } from './transport/link.ts';
-import { listCandidatePorts } from './transport/serial-ports.ts';
+import { ScaledClock, type Clock } from '../../clock.ts';
+import { createGatewayDriver } from '../../gateway/driver.ts';
+import type { Radio } from '../../gateway/radio.ts';
+import type { GatewayDriver } from '../../gateway/types.ts';
+import { serialChoice } from './choose.ts';
+import type { Logger } from '../../logger.ts';
+import type { NetworksService } from '../../services/networks/index.ts';
+import { detectGateways, type DetectOptions, type ProbeAttempt } from '../../transport/index.ts';
+import { handOver } from '../../transport/detect.ts';
+import type { LinkFactory } from '../../transport/link.ts';
+import { listCandidatePorts } from '../../transport/serial-ports.ts';
 
 export interface RescanResult {
   attached: { mac: string; port: string }[];

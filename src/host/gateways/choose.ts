@@ -4,12 +4,12 @@
  * simulated gateways, each with its own fleet, on one air and one clock). With one entry
  * this is exactly what the host has always done.
  */
-import { ScaledClock, type Clock } from './clock.ts';
-import type { Config } from './config.ts';
-import type { DetectOverride } from './host-rescan.ts';
-import type { Logger } from './logger.ts';
-import type { SimOnMemory } from './sim/sim-host.ts';
-import { handOver } from './transport/detect.ts';
+import { ScaledClock, type Clock } from '../../clock.ts';
+import type { Config } from '../../config/index.ts';
+import type { DetectOverride } from './rescan.ts';
+import type { Logger } from '../../logger.ts';
+import type { SimOnMemory } from '../../sim/sim-host.ts';
+import { handOver } from '../../transport/detect.ts';
 import {
   detectGateway,
   detectGateways,
@@ -19,7 +19,7 @@ import {
   type GatewaySpec,
   type Link,
   type LinkFactory,
-} from './transport/index.ts';
+} from '../../transport/index.ts';
 
 export interface GatewayChoice {
   linkFactory: LinkFactory;
@@ -63,7 +63,7 @@ async function chooseOne(
   const simClock = (): Clock => clockOverride ?? new ScaledClock(cfg.simTimeScale);
   // Loaded only when used: on real hardware the simulator costs neither start time nor memory.
   const sim = async (clock: Clock): Promise<GatewayChoice> => {
-    const { startSimOnMemory } = await import('./sim/sim-host.ts');
+    const { startSimOnMemory } = await import('../../sim/sim-host.ts');
     // The simulated gateway is a board that was plugged in before the host started: it
     // is up at once (its nodes still power on after the start, as at an event).
     const s = startSimOnMemory({
@@ -201,7 +201,7 @@ export async function chooseGateways(
     { gateways: simCount, nodesEach: cfg.simNodes, seed: cfg.simSeed, timeScale: cfg.simTimeScale },
     'using SIMULATED gateways and fleets',
   );
-  const { startSimGatewaysOnMemory } = await import('./sim/fleets.ts');
+  const { startSimGatewaysOnMemory } = await import('../../sim/fleets.ts');
   const sims = startSimGatewaysOnMemory({
     gateways: simCount,
     ...(cfg.simSameChannel ? { sameChannel: true } : {}),

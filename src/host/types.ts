@@ -1,17 +1,17 @@
 /** What `startHost` returns, and what tests and benchmarks may swap in (host.ts). */
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from './clock.ts';
-import type { createGatewayDriver } from './gateway/driver.ts';
-import type { AppOptions } from './http/app.ts';
-import type { SecurityOptions } from './http/security.ts';
-import type { SseHub } from './http/sse.ts';
-import type { DetectOverride } from './host-rescan.ts';
-import type { RecoveryOptions } from './services/devices/index.ts';
-import type { HistoryOptions } from './services/history/index.ts';
-import type { AppServices } from './services/index.ts';
-import type { OtaTimings } from './services/ota/index.ts';
-import type { CommandRunner } from './services/wifi/index.ts';
-import type { SimOnMemory } from './sim/sim-host.ts';
+import type { Clock } from '../clock.ts';
+import type { createGatewayDriver } from '../gateway/driver.ts';
+import type { AppOptions } from '../http/app.ts';
+import type { SecurityOptions } from '../http/security.ts';
+import type { SseHub } from '../http/sse.ts';
+import type { DetectOverride } from './gateways/rescan.ts';
+import type { RecoveryOptions } from '../services/devices/index.ts';
+import type { HistoryOptions } from '../services/history/index.ts';
+import type { AppServices } from '../services/index.ts';
+import type { OtaTimings } from '../services/ota/index.ts';
+import type { CommandRunner } from '../services/wifi/index.ts';
+import type { SimOnMemory } from '../sim/sim-host.ts';
 
 export interface HostHandle {
   app: FastifyInstance;

@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
-import { DataDirLock } from './state/data-lock.ts';
+import type { Config } from '../config/index.ts';
+import type { Logger } from '../logger.ts';
+import { DataDirLock } from '../state/data-lock.ts';
 
 /** Where this host's state lives and the lock that makes it the folder's only host. */
 export interface DataFolder {

@@ -5,12 +5,12 @@
  * second, wall time like the SSE hub's other coalescing), and a reload or restore (scope
  * FULL: new records) re-runs the binding.
  */
-import { isLeasable, type LeasableDriver } from './gateway/lease.ts';
-import { networkRouter, type NetworkRouter } from './gateway/network-parts.ts';
-import { Radio, type RadioGateway } from './gateway/radio.ts';
-import type { DeviceRegistry } from './services/devices/index.ts';
-import type { AppServices } from './services/index.ts';
-import type { Store } from './state/store.ts';
+import { isLeasable, type LeasableDriver } from '../gateway/lease.ts';
+import { networkRouter, type NetworkRouter } from '../gateway/network-parts.ts';
+import { Radio, type RadioGateway } from '../gateway/radio.ts';
+import type { DeviceRegistry } from '../services/devices/index.ts';
+import type { AppServices } from '../services/index.ts';
+import type { Store } from '../state/store.ts';
 
 /**
  * Services get the Radio. With one gateway serving its network it passes every call

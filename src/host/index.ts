@@ -4,46 +4,46 @@
  * main.ts calls this for the CLI; the integration harness calls it in-process.
  */
 import { resolve } from 'node:path';
-import { ScaledClock } from './clock.ts';
-import type { HostHandle, HostOverrides } from './host-types.ts';
-import type { Config } from './config.ts';
-import { EventBus } from './events.ts';
-import { createGatewayDriver } from './gateway/driver.ts';
-import type { GatewayDriver } from './gateway/types.ts';
-import { buildApp } from './http/app.ts';
-import type { Logger } from './logger.ts';
-import { openDataFolder, type DataFolder } from './host-data-folder.ts';
-import { shutdown, wireEvents } from './host-lifecycle.ts';
-import { createDevices } from './services/devices/index.ts';
-import { createHistory } from './services/history/index.ts';
-import { createLinkTest } from './services/link-test/index.ts';
-import { LogBuffer, teeLogger } from './services/logs/index.ts';
-import type { AppServices } from './services/index.ts';
-import { createBackup } from './services/backup/index.ts';
-import { createRaceLinkImport } from './services/import/index.ts';
-import { createIntegration, type IntegrationService } from './services/integration/index.ts';
-import { LookMemory, createRaceLights, raceLightGatesOf } from './services/integration/laps/index.ts';
-import { createTimers } from './services/integration/timers/index.ts';
-import { createLedPresets } from './services/led-presets/index.ts';
-import type { StartblockSlot } from './domain/scenes/types.ts';
-import { createOta } from './services/ota/index.ts';
-import { createScenes } from './services/scenes/index.ts';
-import { BlackoutService } from './services/race/index.ts';
-import { createConsoleSettings } from './services/console/index.ts';
-import { createSpecials } from './services/specials/index.ts';
-import { createWifi, processRunner } from './services/wifi/index.ts';
-import { chooseGateways, closeProbeLinks, type GatewayChoice } from './host-gateways.ts';
-import { createNetworks } from './services/networks/index.ts';
-import { buildRadio, rfTaskGateway, wireNetworksEvents } from './host-networks.ts';
-import { createGatewayScanner } from './host-rescan.ts';
-import { hostHotplug } from './host-hotplug.ts';
-import { createRfMoves } from './services/rf-moves/index.ts';
-import type { DeviceRegistry } from './services/devices/index.ts';
-import { FileStatePersistence } from './state/persistence.ts';
-import { Store } from './state/store.ts';
-import { TaskManager } from './tasks/task-manager.ts';
+import { ScaledClock } from '../clock.ts';
+import type { HostHandle, HostOverrides } from './types.ts';
+import type { Config } from '../config/index.ts';
+import { EventBus } from '../events.ts';
+import { createGatewayDriver } from '../gateway/driver.ts';
+import type { GatewayDriver } from '../gateway/types.ts';
+import { buildApp } from '../http/app.ts';
+import type { Logger } from '../logger.ts';
+import { openDataFolder, type DataFolder } from './data-folder.ts';
+import { shutdown, wireEvents } from './lifecycle.ts';
+import { createDevices } from '../services/devices/index.ts';
+import { createHistory } from '../services/history/index.ts';
+import { createLinkTest } from '../services/link-test/index.ts';
+import { LogBuffer, teeLogger } from '../services/logs/index.ts';
+import type { AppServices } from '../services/index.ts';
+import { createBackup } from '../services/backup/index.ts';
+import { createRaceLinkImport } from '../services/import/index.ts';
+import { createIntegration, type IntegrationService } from '../services/integration/index.ts';
+import { LookMemory, createRaceLights, raceLightGatesOf } from '../services/integration/laps/index.ts';
+import { createTimers } from '../services/integration/timers/index.ts';
+import { createLedPresets } from '../services/led-presets/index.ts';
+import type { StartblockSlot } from '../domain/scenes/types.ts';
+import { createOta } from '../services/ota/index.ts';
+import { createScenes } from '../services/scenes/index.ts';
+import { BlackoutService } from '../services/race/index.ts';
+import { createConsoleSettings } from '../services/console/index.ts';
+import { createSpecials } from '../services/specials/index.ts';
+import { createWifi, processRunner } from '../services/wifi/index.ts';
+import { chooseGateways, closeProbeLinks, type GatewayChoice } from './gateways/choose.ts';
+import { createNetworks } from '../services/networks/index.ts';
+import { buildRadio, rfTaskGateway, wireNetworksEvents } from './networks.ts';
+import { createGatewayScanner } from './gateways/rescan.ts';
+import { hostHotplug } from './gateways/hotplug.ts';
+import { createRfMoves } from '../services/rf-moves/index.ts';
+import type { DeviceRegistry } from '../services/devices/index.ts';
+import { FileStatePersistence } from '../state/persistence.ts';
+import { Store } from '../state/store.ts';
+import { TaskManager } from '../tasks/task-manager.ts';
 
-export type { HostHandle, HostOverrides } from './host-types.ts';
+export type { HostHandle, HostOverrides } from './types.ts';
 
 export async function startHost(
   cfg: Config,
@@ -327,7 +327,7 @@ async function startOn(
   await store.load();
   if (!data.simulated) {
     // Older versions saved the simulated fleet into the real folder: find and say it.
-    const { simulatedAmong } = await import('./sim/leftovers.ts');
+    const { simulatedAmong } = await import('../sim/leftovers.ts');
     const left = simulatedAmong(
       store.state.devices.map((d) => d.addr),
       cfg.simNodes,
@@ -342,7 +342,7 @@ async function startOn(
   } else if (resolve(cfg.dataDir) !== dataDir) {
     // What an import or the real gateway's host saved in the real folder: named in the
     // banner, since the simulator's own folder does not show it.
-    const { summarizeRealFolder } = await import('./sim/real-folder.ts');
+    const { summarizeRealFolder } = await import('../sim/real-folder.ts');
     svc.dataFolder.real = await summarizeRealFolder(resolve(cfg.dataDir));
     const real = svc.dataFolder.real;
     if (real)
@@ -363,7 +363,7 @@ async function startOn(
   // The simulator's own boards come back with what their flash kept (a restart is a power cycle).
   const simMemory = ownSim
     ? await (
-        await import('./sim/memory.ts')
+        await import('../sim/memory.ts')
       ).openSimMemory(
         dataDir,
         sims.map((s) => s.fleet),
