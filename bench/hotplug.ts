@@ -23,7 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SteppedClock } from '../src/clock.ts';
-import type { Radio } from '../src/gateway/radio.ts';
+import type { Radio } from '../src/gateway/radio/radio.ts';
 import { startHost } from '../src/host/index.ts';
 import { createLogger, silentLogger } from '../src/logger.ts';
 import { createFleets } from '../src/sim/fleets.ts';

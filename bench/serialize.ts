@@ -11,7 +11,7 @@ import fastJson from 'fast-json-stringify';
 import { EventBus } from '../src/events.ts';
 import { ListCache } from '../src/http/list-cache.ts';
 import { silentLogger } from '../src/logger.ts';
-import { DeviceRegistry } from '../src/services/devices/registry.ts';
+import { DeviceRegistry } from '../src/services/devices/registry/registry.ts';
 import { GroupService } from '../src/services/devices/groups.ts';
 import { ScaledClock } from '../src/clock.ts';
 import type { GatewayDriver } from '../src/gateway/types.ts';

@@ -6,7 +6,7 @@
  * callers keep today's single-driver path.
  */
 import type { RfConfig } from '../protocol/types.ts';
-import { Radio } from './radio.ts';
+import { Radio } from './radio/radio.ts';
 import type { GatewayDriver } from './types.ts';
 
 export interface NetworkRef {

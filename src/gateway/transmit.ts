@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.ts';
 import type { Addr, M2NRequest } from '../protocol/types.ts';
 import type { DriverDiagnostics } from './driver-types.ts';
-import type { ActiveRf } from './gateway-rf.ts';
+import type { ActiveRf } from './rf.ts';
 import type { LeaseGate } from './lease.ts';
 import { buildM2nFrame } from './m2n-frame.ts';
 import type { DriverLog } from './operations.ts';

@@ -7,7 +7,7 @@
  */
 import { isLeasable, type LeasableDriver } from '../gateway/lease.ts';
 import { networkRouter, type NetworkRouter } from '../gateway/network-parts.ts';
-import { Radio, type RadioGateway } from '../gateway/radio.ts';
+import { Radio, type RadioGateway } from '../gateway/radio/radio.ts';
 import type { DeviceRegistry } from '../services/devices/index.ts';
 import type { AppServices } from '../services/index.ts';
 import type { Store } from '../state/store.ts';

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeRf, findChannel, sameRf } from '../../src/domain/rf-channels.ts';
-import type { Radio } from '../../src/gateway/radio.ts';
+import type { Radio } from '../../src/gateway/radio/radio.ts';
 import type { GatewayDriver } from '../../src/gateway/types.ts';
 import type { RfConfig } from '../../src/protocol/types.ts';
 import type { TaskSnapshot } from '../../src/tasks/task-manager.ts';

@@ -16,7 +16,7 @@
  * program's device), and nothing is probed while a race start is armed.
  */
 import type { Clock, TimerHandle } from '../../clock.ts';
-import type { Radio } from '../../gateway/radio.ts';
+import type { Radio } from '../../gateway/radio/radio.ts';
 import { canonicalPort, type DetectOverride, type RescanOptions } from './rescan.ts';
 import type { Logger } from '../../logger.ts';
 import type { NetworksService } from '../../services/networks/index.ts';

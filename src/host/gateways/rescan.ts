@@ -14,7 +14,7 @@
 import { realpath } from 'node:fs/promises';
 import { ScaledClock, type Clock } from '../../clock.ts';
 import { createGatewayDriver } from '../../gateway/driver.ts';
-import type { Radio } from '../../gateway/radio.ts';
+import type { Radio } from '../../gateway/radio/radio.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import { serialChoice } from './choose.ts';
 import type { Logger } from '../../logger.ts';

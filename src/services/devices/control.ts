@@ -12,7 +12,7 @@ import type { GatewayDriver, TxOutcome } from '../../gateway/types.ts';
 import { FLAG } from '../../protocol/flags.ts';
 import { BROADCAST, type Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
-import type { DeviceRegistry } from './registry.ts';
+import type { DeviceRegistry } from './registry/registry.ts';
 import type { GroupService } from './groups.ts';
 import type { Logger } from '../../logger.ts';
 import type { MasterView } from './master-view.ts';

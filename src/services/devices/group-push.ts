@@ -11,11 +11,11 @@
  * whose gateway is not connected fails its part at once with the error naming it (its
  * devices' groups wait as pending); the others go on.
  */
-import { networkLegs } from '../../gateway/radio.ts';
+import { networkLegs } from '../../gateway/radio/radio.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskContext } from '../../tasks/task-manager.ts';
-import type { DeviceRegistry } from './registry.ts';
+import type { DeviceRegistry } from './registry/registry.ts';
 
 export interface PushItem {
   addr: Addr;

@@ -11,25 +11,25 @@ import type { Logger } from '../../logger.ts';
 import type { Store } from '../../state/store.ts';
 import type { TaskManager } from '../../tasks/task-manager.ts';
 import { ControlService } from './control.ts';
-import { DiscoveryService } from './discovery.ts';
+import { DiscoveryService } from './discovery/task.ts';
 import { GroupService } from './groups.ts';
 import { MasterView } from './master-view.ts';
 import { DeviceMetaService } from './meta.ts';
 import { DeviceForgetService } from './forget.ts';
-import { DeviceRegistry } from './registry.ts';
-import { StatusService } from './status.ts';
-import { RecoveryService } from './recovery.ts';
-import { RestoreGroupsTask } from './recovery-task.ts';
-import type { RecoveryOptions } from './recovery-types.ts';
+import { DeviceRegistry } from './registry/registry.ts';
+import { StatusService } from './status/task.ts';
+import { RecoveryService } from './recovery/recovery.ts';
+import { RestoreGroupsTask } from './recovery/task.ts';
+import type { RecoveryOptions } from './recovery/types.ts';
 
 export { ControlService } from './control.ts';
-export { DiscoveryService } from './discovery.ts';
+export { DiscoveryService } from './discovery/task.ts';
 export { GroupService } from './groups.ts';
 export { MasterView, type GatewaySnapshot } from './master-view.ts';
 export { DeviceMetaService } from './meta.ts';
 export { DeviceForgetService, type ForgetHook, type ForgetReferences, type ForgetResult } from './forget.ts';
-export { DeviceRegistry, type DeviceRow } from './registry.ts';
-export { StatusService } from './status.ts';
+export { DeviceRegistry, type DeviceRow } from './registry/registry.ts';
+export { StatusService } from './status/task.ts';
 export {
   DEFAULT_PIPELINE_ATTEMPTS,
   DEFAULT_PIPELINE_DEPTH,
@@ -39,11 +39,11 @@ export {
   type PipelineProgress,
   type UnicastJob,
   type UnicastOutcome,
-} from './unicast-pipeline.ts';
-export { radioPace, type RadioPace } from './radio-pace.ts';
-export { RecoveryService } from './recovery.ts';
-export { RestoreGroupsTask, type RestoreRequest, type RestoreResult } from './recovery-task.ts';
-export * from './recovery-types.ts';
+} from './radio/unicast-pipeline.ts';
+export { radioPace, type RadioPace } from './radio/pace.ts';
+export { RecoveryService } from './recovery/recovery.ts';
+export { RestoreGroupsTask, type RestoreRequest, type RestoreResult } from './recovery/task.ts';
+export * from './recovery/types.ts';
 
 export interface DevicesDeps {
   store: Store;

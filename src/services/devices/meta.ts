@@ -7,7 +7,7 @@ import type { GatewayDriver } from '../../gateway/types.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
 import type { TaskManager, TaskSnapshot } from '../../tasks/task-manager.ts';
-import type { DeviceRegistry } from './registry.ts';
+import type { DeviceRegistry } from './registry/registry.ts';
 import { checkName } from '../../domain/text.ts';
 import type { GroupService } from './groups.ts';
 import { pushGroups, type PushResult } from './group-push.ts';

@@ -7,7 +7,7 @@
  * gateway's air is its own), and the meta gains `networks: {id: {done, total}}`; a device
  * of a network whose gateway is missing fails at once (the Radio names the network).
  */
-import { networkLegs } from '../../gateway/radio.ts';
+import { networkLegs } from '../../gateway/radio/radio.ts';
 import type { Clock } from '../../clock.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';

@@ -11,7 +11,7 @@
  * migrated single-gateway install binds to its one gateway; anything else waits for the
  * operator (assign), and an unassigned gateway never carries traffic.
  */
-import type { Radio } from '../../gateway/radio.ts';
+import type { Radio } from '../../gateway/radio/radio.ts';
 import type { GatewayDriver, GatewayReadiness } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';

@@ -9,13 +9,13 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { LinkStability } from '../../gateway/link-stability.ts';
-import type { Radio } from '../../gateway/radio.ts';
+import type { Radio } from '../../gateway/radio/radio.ts';
 import type { Logger } from '../../logger.ts';
 import type { Device } from '../../domain/model.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { Network } from '../../domain/networks.ts';
 import type { Store } from '../../state/store.ts';
-import type { NetworkAlert, NetworkAlerts } from '../devices/network-alerts.ts';
+import type { NetworkAlert, NetworkAlerts } from '../devices/registry/network-alerts.ts';
 import {
   adoptGatewayRf,
   assignGateway,

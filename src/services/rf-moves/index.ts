@@ -7,13 +7,13 @@
 import type { Addr } from '../../protocol/types.ts';
 import type { TaskSnapshot } from '../../tasks/task-manager.ts';
 import type { RfMovesDeps } from './common.ts';
-import { startMigration, type MigrateRequest } from './migration.ts';
+import { startMigration, type MigrateRequest } from './migration/migration.ts';
 import { pinned, unpin, type PinnedRow, type UnpinResult } from './pinned.ts';
 import { startRescue, type RescueRequest } from './rescue.ts';
 import { startScan, type ScanRequest } from './scan.ts';
 
 export type { RfMovesDeps } from './common.ts';
-export type { MigrateRequest, MigrationResult } from './migration.ts';
+export type { MigrateRequest, MigrationResult } from './migration/migration.ts';
 export type { PinnedRow, UnpinResult } from './pinned.ts';
 export type { RescueRequest, RescueResult } from './rescue.ts';
 export type { ScanRequest, ScanResult } from './scan.ts';

@@ -14,7 +14,7 @@
 import { packetAirtimeMs, type LoraParams } from '../../protocol/airtime.ts';
 import { HEADER_LEN } from '../../protocol/packets.ts';
 import type { RfConfig } from '../../protocol/types.ts';
-import type { PlannedAction, PlannedFrame } from './dispatch-planner.ts';
+import type { PlannedAction, PlannedFrame } from './plan/planner.ts';
 
 /** Host write → TX done beyond the airtime (the original's calibration, §8.2). */
 export const WIRE_OVERHEAD_MS = 12;

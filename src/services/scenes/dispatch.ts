@@ -12,8 +12,8 @@ import type { GatewayDriver } from '../../gateway/types.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { estimateCost, loraInfo, type CostEstimate, type LoraInfo } from './cost-estimator.ts';
 import type { DeviceRegistry } from '../devices/index.ts';
-import { planScene, type PlanContext, type PlanDevice, type PlannedFrame } from './dispatch-planner.ts';
-import type { RunResult, SceneRunner } from './runner.ts';
+import { planScene, type PlanContext, type PlanDevice, type PlannedFrame } from './plan/planner.ts';
+import type { RunResult, SceneRunner } from './run/runner.ts';
 
 export interface SceneSource {
   lookup(key: string): Scene | undefined;

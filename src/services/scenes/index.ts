@@ -16,17 +16,17 @@ import { SceneDispatchService } from './dispatch.ts';
 import { sceneEditorSchema } from './editor-schema.ts';
 import { SceneService } from './library.ts';
 import { mirrorSentFrames } from './mirror.ts';
-import type { PlannedFrame } from './dispatch-planner.ts';
+import type { PlannedFrame } from './plan/planner.ts';
 import { NativePresetService } from './native-presets.ts';
 import { WireOverheadCalibration } from './overhead-calibration.ts';
-import { SceneRunner } from './runner.ts';
+import { SceneRunner } from './run/runner.ts';
 
 export { SceneDispatchService } from './dispatch.ts';
-export type { PlannedFrame } from './dispatch-planner.ts';
-export type { RunResult } from './runner.ts';
+export type { PlannedFrame } from './plan/planner.ts';
+export type { RunResult } from './run/runner.ts';
 export { SceneService } from './library.ts';
 export { NativePresetService } from './native-presets.ts';
-export { startblockPayload, STARTBLOCK_SLOTS } from './plan-fields.ts';
+export { startblockPayload, STARTBLOCK_SLOTS } from './plan/fields.ts';
 
 export interface ScenesServices {
   nativePresets: NativePresetService;

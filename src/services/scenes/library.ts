@@ -16,7 +16,7 @@ import type { Addr } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
 import { renumberActions } from '../../domain/scenes/renumber.ts';
 import type { NativePresetService } from './native-presets.ts';
-import type { PlanContext } from './dispatch-planner.ts';
+import type { PlanContext } from './plan/planner.ts';
 import { checkScope } from './scope.ts';
 import { checkFields, nonEmptyLabel, optionalKey, requiredLabel, sameKey } from './library-input.ts';
 

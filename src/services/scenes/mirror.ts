@@ -9,7 +9,7 @@ import type { Device } from '../../domain/model.ts';
 import { FLAG } from '../../protocol/flags.ts';
 import { BROADCAST } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
-import type { PlannedFrame } from './dispatch-planner.ts';
+import type { PlannedFrame } from './plan/planner.ts';
 
 const BROADCAST_GROUP = 255;
 

@@ -7,8 +7,8 @@
  */
 import { ValidationError } from '../../errors.ts';
 import type { ActionTarget, SceneAction } from '../../domain/scenes/types.ts';
-import type { PlanContext } from './dispatch-planner.ts';
-import { networkFacts } from './network-plan.ts';
+import type { PlanContext } from './plan/planner.ts';
+import { networkFacts } from './plan/networks.ts';
 
 const MAX_NETWORKS = 64;
 

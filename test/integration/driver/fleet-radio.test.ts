@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { StatusTarget } from '../../../src/gateway/types.ts';
 import { snrFloorDb } from '../../../src/sim/air.ts';
 import type { SimFleet } from '../../../src/sim/fleet.ts';
-import { pollFleet } from '../../../src/services/devices/status-poll.ts';
+import { pollFleet } from '../../../src/services/devices/status/poll.ts';
 import type { TaskContext } from '../../../src/tasks/task-manager.ts';
 import { DEFAULT_RF } from '../../../src/protocol/types.ts';
 import { inRange, withDriver } from './harness.ts';

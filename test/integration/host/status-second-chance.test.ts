@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OPC } from '../../../src/protocol/types.ts';
-import { FOLLOW_UP_ATTEMPTS, SECOND_CHANCE_ATTEMPTS } from '../../../src/services/devices/status-poll.ts';
+import { FOLLOW_UP_ATTEMPTS, SECOND_CHANCE_ATTEMPTS } from '../../../src/services/devices/status/poll.ts';
 import type { Harness } from '../harness.ts';
 import { withHost } from '../harness.ts';
 import { devices, discoverAll, runTask } from './helpers.ts';

@@ -11,7 +11,7 @@ import { snrFloorDb } from '../../../src/sim/air.ts';
 import {
   LEG_ATTEMPT_TIMEOUT_MS,
   PIPELINE_ATTEMPT_TIMEOUT_MS,
-} from '../../../src/services/devices/unicast-pipeline.ts';
+} from '../../../src/services/devices/radio/unicast-pipeline.ts';
 import type { SimOnMemory } from '../../../src/sim/sim-host.ts';
 import { withHost } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SteppedClock } from '../../../src/clock.ts';
-import type { Radio } from '../../../src/gateway/radio.ts';
+import type { Radio } from '../../../src/gateway/radio/radio.ts';
 import { createFleets } from '../../../src/sim/fleets.ts';
 import { serveFleetOnMemory } from '../../../src/sim/sim-host.ts';
 import type { LinkFactory } from '../../../src/transport/link.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SteppedClock } from '../../../src/clock.ts';
-import type { Radio } from '../../../src/gateway/radio.ts';
+import type { Radio } from '../../../src/gateway/radio/radio.ts';
 import type { GatewayDriver } from '../../../src/gateway/types.ts';
 import { findChannel } from '../../../src/domain/rf-channels.ts';
 import { createFleets } from '../../../src/sim/fleets.ts';

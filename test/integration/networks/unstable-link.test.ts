@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Radio } from '../../../src/gateway/radio.ts';
+import type { Radio } from '../../../src/gateway/radio/radio.ts';
 import { withHost, type Harness } from '../harness.ts';
 import { until } from '../../until.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Radio, networkLegs } from '../../../src/gateway/radio.ts';
+import { Radio, networkLegs } from '../../../src/gateway/radio/radio.ts';
 import type { GatewayDriver, GatewayReadiness } from '../../../src/gateway/types.ts';
 import { TypedEmitter } from '../../../src/util/typed-emitter.ts';
 import type { GatewayDriverEvents } from '../../../src/gateway/types.ts';

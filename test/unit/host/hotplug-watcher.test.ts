@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SteppedClock } from '../../../src/clock.ts';
-import type { Radio } from '../../../src/gateway/radio.ts';
+import type { Radio } from '../../../src/gateway/radio/radio.ts';
 import type { GatewayReadiness } from '../../../src/gateway/types.ts';
 import { createHotplugWatcher, type ProbeScanner } from '../../../src/host/gateways/hotplug.ts';
 import { silentLogger } from '../../../src/logger.ts';

@@ -5,8 +5,8 @@ import {
   raceChannel,
   type Heat,
 } from '../../../src/services/integration/index.ts';
-import { startblockName } from '../../../src/services/scenes/plan-fields.ts';
-import { planScene, type PlanDevice } from '../../../src/services/scenes/dispatch-planner.ts';
+import { startblockName } from '../../../src/services/scenes/plan/fields.ts';
+import { planScene, type PlanDevice } from '../../../src/services/scenes/plan/planner.ts';
 
 const heat = (seats: unknown[]): Heat => ({
   ...heatBodySchema.parse({ heat_id: 1, seats }),

@@ -5,7 +5,7 @@ import {
   sumStats,
   targetNetworks,
   type RouteFacts,
-} from '../../../src/gateway/routing.ts';
+} from '../../../src/gateway/radio/routing.ts';
 import type { GatewayReadiness, MasterSnapshot } from '../../../src/gateway/types.ts';
 
 const facts: RouteFacts = {

@@ -7,11 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SceneAction } from '../../../src/domain/scenes/types.ts';
 import { ValidationError } from '../../../src/errors.ts';
 import { estimateCost, parallelAirtimeMs } from '../../../src/services/scenes/cost-estimator.ts';
-import type {
-  PlanContext,
-  PlanDevice,
-  PlannedAction,
-} from '../../../src/services/scenes/dispatch-planner.ts';
+import type { PlanContext, PlanDevice, PlannedAction } from '../../../src/services/scenes/plan/planner.ts';
 import { checkScope } from '../../../src/services/scenes/scope.ts';
 import { B, ctx, DEFAULT_LORA_INFO, devicesIn, G, plan, preset, range, wire } from './plan-helpers.ts';
 

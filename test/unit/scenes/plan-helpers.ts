@@ -8,7 +8,7 @@ import {
   type PlanContext,
   type PlanDevice,
   type PlannedAction,
-} from '../../../src/services/scenes/dispatch-planner.ts';
+} from '../../../src/services/scenes/plan/planner.ts';
 import { loraInfo } from '../../../src/services/scenes/cost-estimator.ts';
 import { DEFAULT_RF, OPC } from '../../../src/protocol/types.ts';
 

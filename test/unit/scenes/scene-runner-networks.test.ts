@@ -6,8 +6,8 @@ import type { NetworkRouter } from '../../../src/gateway/network-parts.ts';
 import type { GatewayDriver, TxOutcome } from '../../../src/gateway/types.ts';
 import { silentLogger } from '../../../src/logger.ts';
 import type { M2NRequest } from '../../../src/protocol/types.ts';
-import type { PlanDevice } from '../../../src/services/scenes/dispatch-planner.ts';
-import { SceneRunner } from '../../../src/services/scenes/runner.ts';
+import type { PlanDevice } from '../../../src/services/scenes/plan/planner.ts';
+import { SceneRunner } from '../../../src/services/scenes/run/runner.ts';
 import { ManualClock } from '../gateway/manual-clock.ts';
 import { B, ctx } from './plan-helpers.ts';
 

@@ -6,7 +6,7 @@ import { EventBus, type SceneProgress } from '../../../src/events.ts';
 import type { GatewayDriver, Reply, AckResult, TxOutcome } from '../../../src/gateway/types.ts';
 import { silentLogger } from '../../../src/logger.ts';
 import type { M2NRequest } from '../../../src/protocol/types.ts';
-import { SceneRunner } from '../../../src/services/scenes/runner.ts';
+import { SceneRunner } from '../../../src/services/scenes/run/runner.ts';
 import { ManualClock, settle } from '../gateway/manual-clock.ts';
 import { B, ctx, devicesIn } from './plan-helpers.ts';
 
