@@ -5,7 +5,7 @@ import type { createGatewayDriver } from '../gateway/driver.ts';
 import type { AppOptions } from '../http/app.ts';
 import type { SecurityOptions } from '../http/security.ts';
 import type { SseHub } from '../http/sse.ts';
-import type { DetectOverride } from './gateways/rescan.ts';
+import type { DetectOverride } from './gateways/choice.ts';
 import type { RecoveryOptions } from '../services/devices/index.ts';
 import type { HistoryOptions } from '../services/history/index.ts';
 import type { AppServices } from '../services/index.ts';

@@ -6,33 +6,18 @@
  */
 import { ScaledClock, type Clock } from '../../clock.ts';
 import type { Config } from '../../config/index.ts';
-import type { DetectOverride } from './rescan.ts';
+import { serialChoice, transportLog, type GatewayChoice, type StartDetect } from './choice.ts';
 import type { Logger } from '../../logger.ts';
 import type { SimOnMemory } from '../../sim/sim-host.ts';
 import { handOver } from '../../transport/detect.ts';
 import {
   detectGateway,
   detectGateways,
-  SerialLink,
   TcpLink,
   type DetectOptions,
   type GatewaySpec,
   type Link,
-  type LinkFactory,
 } from '../../transport/index.ts';
-
-export interface GatewayChoice {
-  linkFactory: LinkFactory;
-  transport: 'serial' | 'tcp' | 'sim';
-  port: string;
-  sim: SimOnMemory | null;
-  clock: Clock;
-  /** The open link start-up detection handed to this gateway's driver (closed if the start fails). */
-  probeLink?: Link;
-}
-
-/** How start-up detection finds and opens ports (tests: simulated boards; default: serial). */
-export type StartDetect = Pick<DetectOverride, 'candidates' | 'open' | 'identify' | 'linkFactory'>;
 
 /** One gateway: what the host has always done. */
 async function chooseGateway(
@@ -114,11 +99,6 @@ async function chooseOne(
   }
 }
 
-const transportLog =
-  (log: Logger) =>
-  (msg: string, fields?: object): void =>
-    log.debug({ ...fields }, msg);
-
 /**
  * Start-up detection keeps every identified port open: the driver takes the probe's link
  * (transport/detect.ts handOver) instead of reopening the port, which on a CP2102 board
@@ -145,18 +125,6 @@ function foundChoice(f: { path: string; link?: Link }, log: Logger, detect?: Sta
 /** Closes the probe links a failed start never used (a driver that took one has closed it or dies with us). */
 export async function closeProbeLinks(gws: readonly GatewayChoice[]): Promise<void> {
   await Promise.all(gws.map((g) => g.probeLink?.close().catch(() => undefined)));
-}
-
-/** A serial gateway on the real clock (also used for one found by a rescan). */
-export function serialChoice(path: string, log: Logger): GatewayChoice {
-  const tlog = transportLog(log);
-  return {
-    linkFactory: () => new SerialLink(path, { log: tlog }),
-    transport: 'serial',
-    port: path,
-    sim: null,
-    clock: new ScaledClock(1),
-  };
 }
 
 /** Every gateway the configuration names (several: one network each). */

@@ -17,7 +17,8 @@
  */
 import type { Clock, TimerHandle } from '../../clock.ts';
 import type { Radio } from '../../gateway/radio/radio.ts';
-import { canonicalPort, type DetectOverride, type RescanOptions } from './rescan.ts';
+import { canonicalPort, type DetectOverride } from './choice.ts';
+import type { RescanOptions } from './rescan.ts';
 import type { Logger } from '../../logger.ts';
 import type { NetworksService } from '../../services/networks/index.ts';
 import { ScaledClock } from '../../clock.ts';

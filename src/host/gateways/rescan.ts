@@ -11,17 +11,15 @@
  * restart. A missing gateway that comes back on its own port needs no rescan: its driver
  * reconnects by itself.
  */
-import { realpath } from 'node:fs/promises';
 import { ScaledClock, type Clock } from '../../clock.ts';
 import { createGatewayDriver } from '../../gateway/driver.ts';
 import type { Radio } from '../../gateway/radio/radio.ts';
 import type { GatewayDriver } from '../../gateway/types.ts';
-import { serialChoice } from './choose.ts';
+import { canonicalPort, serialChoice, type DetectOverride } from './choice.ts';
 import type { Logger } from '../../logger.ts';
 import type { NetworksService } from '../../services/networks/index.ts';
-import { detectGateways, type DetectOptions, type ProbeAttempt } from '../../transport/index.ts';
+import { detectGateways, type ProbeAttempt } from '../../transport/index.ts';
 import { handOver } from '../../transport/detect.ts';
-import type { LinkFactory } from '../../transport/link.ts';
 import { listCandidatePorts } from '../../transport/serial-ports.ts';
 
 export interface RescanResult {
@@ -43,23 +41,6 @@ export interface GatewayScanner {
   /** Unsubscribes the gateways it added (the Radio stops their drivers with the others). */
   stop(): void;
 }
-
-/** Injected detection (tests, the simulator): candidates and how to open one. */
-export type DetectOverride = Pick<DetectOptions, 'candidates' | 'open' | 'identify'> & {
-  /** The link factory a found port's driver uses (default: a serial link). */
-  linkFactory?: (path: string) => LinkFactory;
-  /** Port events (the simulator's plug event; fs.watch of /dev/serial/by-id on a host). */
-  watch?: (onChange: () => void) => () => void;
-};
-
-/** The device node a port name resolves to (the name itself when it is no file: sim, tests). */
-export const canonicalPort = async (p: string): Promise<string> => {
-  try {
-    return await realpath(p);
-  } catch {
-    return p;
-  }
-};
 
 export function createGatewayScanner(deps: {
   radio: Radio;
