@@ -12,7 +12,8 @@
 import { fullPresetParams, resolvePresetRef, type NativePreset } from '../src/domain/scenes/native-preset.ts';
 import { validateSceneActions } from '../src/domain/scenes/validation.ts';
 import { estimateCost, loraInfo } from '../src/services/scenes/cost-estimator.ts';
-import { planScene, type PlanDevice } from '../src/services/scenes/plan/planner.ts';
+import type { PlanDevice } from '../src/services/scenes/plan/planner.ts';
+import { planScene } from '../src/services/scenes/plan/scene.ts';
 import { DEFAULT_RF } from '../src/protocol/types.ts';
 import { CORPUS } from './radio-corpus.ts';
 

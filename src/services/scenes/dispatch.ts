@@ -12,7 +12,8 @@ import type { GatewayDriver } from '../../gateway/types.ts';
 import { deviceTypeInfo } from '../../protocol/device-types.ts';
 import { estimateCost, loraInfo, type CostEstimate, type LoraInfo } from './cost-estimator.ts';
 import type { DeviceRegistry } from '../devices/index.ts';
-import { planScene, type PlanContext, type PlanDevice, type PlannedFrame } from './plan/planner.ts';
+import type { PlanContext, PlanDevice, PlannedFrame } from './plan/planner.ts';
+import { planScene } from './plan/scene.ts';
 import type { RunResult, SceneRunner } from './run/runner.ts';
 
 export interface SceneSource {

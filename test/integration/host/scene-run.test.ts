@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Harness } from '../harness.ts';
 import { withHost } from '../harness.ts';
 import { discoverAll, runTask, simAddrs } from './helpers.ts';
-import { planScene } from '../../../src/services/scenes/plan/planner.ts';
+import { planScene } from '../../../src/services/scenes/plan/scene.ts';
 import type { SceneAction } from '../../../src/domain/scenes/types.ts';
 import { toHex } from '../../../src/protocol/bytes.ts';
 import { OPC } from '../../../src/protocol/types.ts';

@@ -6,7 +6,8 @@ import {
   type Heat,
 } from '../../../src/services/integration/index.ts';
 import { startblockName } from '../../../src/services/scenes/plan/fields.ts';
-import { planScene, type PlanDevice } from '../../../src/services/scenes/plan/planner.ts';
+import type { PlanDevice } from '../../../src/services/scenes/plan/planner.ts';
+import { planScene } from '../../../src/services/scenes/plan/scene.ts';
 
 const heat = (seats: unknown[]): Heat => ({
   ...heatBodySchema.parse({ heat_id: 1, seats }),

@@ -3,12 +3,8 @@ import type { NativePreset } from '../../../src/domain/scenes/native-preset.ts';
 import { fullPresetParams } from '../../../src/domain/scenes/native-preset.ts';
 import type { SceneAction } from '../../../src/domain/scenes/types.ts';
 import { resolvePresetRef } from '../../../src/domain/scenes/native-preset.ts';
-import {
-  planScene,
-  type PlanContext,
-  type PlanDevice,
-  type PlannedAction,
-} from '../../../src/services/scenes/plan/planner.ts';
+import type { PlanContext, PlanDevice, PlannedAction } from '../../../src/services/scenes/plan/planner.ts';
+import { planScene } from '../../../src/services/scenes/plan/scene.ts';
 import { loraInfo } from '../../../src/services/scenes/cost-estimator.ts';
 import { DEFAULT_RF, OPC } from '../../../src/protocol/types.ts';
 

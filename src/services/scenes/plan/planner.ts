@@ -1,7 +1,9 @@
 /**
  * Dispatch planner (scenes reference §7, decisions §11): turns a scene's actions into the
- * exact list of M2N frames, in send order. The runner sends this list and the estimator
- * prices it, so an estimate is what goes on air, packet for packet and byte for byte.
+ * exact list of M2N frames, in send order, over one set of devices (the fleet, or one
+ * network's share: networks.ts plans each network with its own Env). scene.ts is the entry.
+ * The runner sends this list and the estimator prices it, so an estimate is what goes on
+ * air, packet for packet and byte for byte.
  *
  * Pure: the store's devices and presets come in through the PlanContext. With
  * `optimize: false` it reproduces the original host's plan (for the radio benchmark);
@@ -29,7 +31,6 @@ import {
 import { buildControlFlags, FLAG, SYNC_FLAG_TRIGGER_ARMED } from '../../../protocol/flags.ts';
 import { encodeRequestBody } from '../../../protocol/packets.ts';
 import { BROADCAST, type Addr, type M2NRequest } from '../../../protocol/types.ts';
-import { planAcrossNetworks } from './networks.ts';
 import type { PlanContext, PlanDevice, PlannedAction, PlannedFrame } from './types.ts';
 import { controlFields, effectiveUserFlags, startblockPayload, STARTBLOCK_SLOTS } from './fields.ts';
 
@@ -375,11 +376,4 @@ export function newEnv(
     lastPresetBri: null,
     offsetState: new Map(),
   };
-}
-
-/** Plans every action of a scene, in order (several networks: each in scope, see network-plan.ts). */
-export function planScene(actions: readonly SceneAction[], ctx: PlanContext): PlannedAction[] {
-  if (ctx.networks && ctx.networks.length > 1) return planAcrossNetworks(actions, ctx);
-  const env = newEnv(ctx);
-  return actions.map((a, i) => planOne(env, a, i));
 }

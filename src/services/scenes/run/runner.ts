@@ -13,7 +13,8 @@ import type { EventBus, SceneProgress } from '../../../events.ts';
 import type { GatewayDriver } from '../../../gateway/types.ts';
 import type { Logger } from '../../../logger.ts';
 import type { NetworkRouter } from '../../../gateway/network-parts.ts';
-import { planScene, type PlanContext, type PlannedAction, type PlannedFrame } from '../plan/planner.ts';
+import type { PlanContext, PlannedAction, PlannedFrame } from '../plan/planner.ts';
+import { planScene } from '../plan/scene.ts';
 import { runParts } from './parts.ts';
 import { errText } from '../../../util/err-text.ts';
 
