@@ -9,7 +9,7 @@
 import type { NetworkRouter } from '../../../gateway/network-parts.ts';
 import type { GatewayDriver } from '../../../gateway/types.ts';
 import type { PlannedAction, PlannedFrame, PlannedPart } from '../plan/planner.ts';
-import type { FrameError, NetworkPartResult } from './runner.ts';
+import type { FrameError, NetworkPartResult } from './types.ts';
 
 export interface PartsOutcome {
   state: 'ok' | 'error' | 'degraded' | 'cancelled';

@@ -17,60 +17,16 @@ import type { PlanContext, PlannedAction, PlannedFrame } from '../plan/planner.t
 import { planScene } from '../plan/scene.ts';
 import { runParts } from './parts.ts';
 import { errText } from '../../../util/err-text.ts';
+import type { ActionResult, FrameError, NetworkFailure, RunResult } from './types.ts';
 
-export type ActionState = 'ok' | 'error' | 'degraded' | 'skipped' | 'cancelled';
-
-export interface ActionResult {
-  index: number;
-  kind: string;
-  ok: boolean;
-  state: ActionState;
-  /** Why the action failed; null when it succeeded (the contract's `{ok, error, …}`). */
-  error: string | null;
-  degraded?: true;
-  duration_ms: number;
-  /** Frames planned / confirmed sent (TX done; a STREAM: acknowledged). */
-  frames_planned: number;
-  frames_sent: number;
-  detail?: Record<string, unknown>;
-  /** Several gateways: each network's share of the action. */
-  networks?: NetworkPartResult[];
-}
-
-export interface NetworkPartResult {
-  network_id: number;
-  ok: boolean;
-  /** `degraded`: this network sent nothing (its gateway is missing, or the plan had nothing). */
-  state: 'ok' | 'error' | 'degraded' | 'cancelled';
-  error: string | null;
-  frames_planned: number;
-  frames_sent: number;
-}
-
-/** A failed network share, listed once per action in the run result. */
-export interface NetworkFailure {
-  network_id: number;
-  index: number;
-  state: NetworkPartResult['state'];
-  error: string;
-}
-
-export interface RunResult {
-  scene_key: string;
-  label: string;
-  draft: boolean;
-  ok: boolean;
-  error: string | null;
-  cancelled: boolean;
-  aborted_at_index?: number;
-  actions: ActionResult[];
-  /** Unix seconds. */
-  started_ts: number;
-  ended_ts: number;
-  total_duration_ms: number;
-  /** Several gateways: every network share that failed (empty when all went out). */
-  network_failures?: NetworkFailure[];
-}
+export type {
+  ActionResult,
+  ActionState,
+  FrameError,
+  NetworkFailure,
+  NetworkPartResult,
+  RunResult,
+} from './types.ts';
 
 export interface RunRequest {
   key: string;
@@ -369,12 +325,6 @@ export class SceneRunner {
       this.deps.log.error({ err: errText(err) }, 'scene_progress listener threw');
     }
   }
-}
-
-/** A frame that did not go out; `offchannel`: its gateway is leased by an RF task. */
-export interface FrameError {
-  text: string;
-  offchannel: boolean;
 }
 
 const frameError = (reason: string, text: string): FrameError => ({
