@@ -33,6 +33,7 @@ export { StatusService } from './status/task.ts';
 export {
   DEFAULT_PIPELINE_ATTEMPTS,
   DEFAULT_PIPELINE_DEPTH,
+  PIPELINE_ATTEMPT_TIMEOUT_MS,
   replyQuietMs,
   runUnicastPipeline,
   type PipelineOptions,
@@ -44,6 +45,7 @@ export { radioPace, type RadioPace } from './radio/pace.ts';
 export { RecoveryService } from './recovery/recovery.ts';
 export { RestoreGroupsTask, type RestoreRequest, type RestoreResult } from './recovery/task.ts';
 export * from './recovery/types.ts';
+export type { NetworkAlert, NetworkAlerts } from './registry/network-alerts.ts';
 
 export interface DevicesDeps {
   store: Store;

@@ -15,7 +15,7 @@ import type { Device } from '../../domain/model.ts';
 import type { Addr } from '../../protocol/types.ts';
 import type { Network } from '../../domain/networks.ts';
 import type { Store } from '../../state/store.ts';
-import type { NetworkAlert, NetworkAlerts } from '../devices/registry/network-alerts.ts';
+import type { NetworkAlert, NetworkAlerts } from '../devices/index.ts';
 import {
   adoptGatewayRf,
   assignGateway,

@@ -15,7 +15,7 @@ import { describeRf } from '../../domain/rf-channels.ts';
 import { ValidationError } from '../../errors.ts';
 import type { Addr, RfConfig } from '../../protocol/types.ts';
 import type { TaskSnapshot } from '../../tasks/task-manager.ts';
-import { PIPELINE_ATTEMPT_TIMEOUT_MS } from '../devices/radio/unicast-pipeline.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS } from '../devices/index.ts';
 import {
   goHome,
   homeRf,

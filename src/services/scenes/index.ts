@@ -27,6 +27,7 @@ export type { RunResult } from './run/runner.ts';
 export { SceneService } from './library.ts';
 export { NativePresetService } from './native-presets.ts';
 export { startblockPayload, STARTBLOCK_SLOTS } from './plan/fields.ts';
+export { parallelAirtimeMs } from './cost-estimator.ts';
 
 export interface ScenesServices {
   nativePresets: NativePresetService;

@@ -4,7 +4,7 @@
  */
 import { ScaledClock } from '../../../clock.ts';
 import type { NetworkRouter } from '../../../gateway/network-parts.ts';
-import { parallelAirtimeMs } from '../../scenes/cost-estimator.ts';
+import { parallelAirtimeMs } from '../../scenes/index.ts';
 import type { GatewayDriver } from '../../../gateway/types.ts';
 import type { Logger } from '../../../logger.ts';
 import type { SceneDispatchService } from '../../scenes/index.ts';

@@ -8,8 +8,7 @@ import type { LeasableDriver } from '../../../gateway/lease.ts';
 import type { GatewayDriver } from '../../../gateway/types.ts';
 import type { Addr, RfConfig } from '../../../protocol/types.ts';
 import type { TaskContext } from '../../../tasks/task-manager.ts';
-import { radioPace } from '../../devices/radio/pace.ts';
-import { PIPELINE_ATTEMPT_TIMEOUT_MS, runUnicastPipeline } from '../../devices/radio/unicast-pipeline.ts';
+import { PIPELINE_ATTEMPT_TIMEOUT_MS, radioPace, runUnicastPipeline } from '../../devices/index.ts';
 import { pause, type RfMovesDeps } from '../common.ts';
 
 /** One DEVICES round's window (see scan.ts). */
