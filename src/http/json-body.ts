@@ -17,6 +17,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UnsupportedMediaTypeError, ValidationError } from '../errors.ts';
+import { errText } from '../util/err-text.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -54,7 +55,7 @@ export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(clean) as unknown;
   } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errText(err);
     const short = detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail;
     throw new ValidationError(`body: not valid JSON (${short})`);
   }

@@ -29,6 +29,7 @@
  */
 import type { Clock } from '../../../clock.ts';
 import type { Reply, TxFailure } from '../../../gateway/types.ts';
+import { errText } from '../../../util/err-text.ts';
 
 /**
  * Exchanges in flight by default. Measured with bench/pipeline-depth.ts (healthy bound
@@ -257,7 +258,7 @@ export async function runUnicastPipeline<T>(
           onSent: (ts) => ticket?.sent(ts),
         });
       } catch (err) {
-        r = { ok: false, reason: 'no_reply', detail: err instanceof Error ? err.message : String(err) };
+        r = { ok: false, reason: 'no_reply', detail: errText(err) };
       }
       ticket?.done();
       progress.inFlight--;
