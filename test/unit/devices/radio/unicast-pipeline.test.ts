@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SteppedClock } from '../../../src/clock.ts';
-import type { Reply } from '../../../src/gateway/types.ts';
-import { runUnicastPipeline, type UnicastJob } from '../../../src/services/devices/index.ts';
+import { SteppedClock } from '../../../../src/clock.ts';
+import type { Reply } from '../../../../src/gateway/types.ts';
+import { runUnicastPipeline, type UnicastJob } from '../../../../src/services/devices/index.ts';
 
 let clock: SteppedClock;
 afterEach(() => clock.stop());

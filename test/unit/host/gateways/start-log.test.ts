@@ -5,9 +5,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SteppedClock } from '../../../src/clock.ts';
-import { chooseGateways } from '../../../src/host/gateways/choose.ts';
-import { testConfig } from '../../integration/harness.ts';
+import { SteppedClock } from '../../../../src/clock.ts';
+import { chooseGateways } from '../../../../src/host/gateways/choose.ts';
+import { testConfig } from '../../../integration/harness.ts';
 
 function memoryLogger(): { log: pino.Logger; lines: () => { level: number; msg: string }[] } {
   const chunks: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { legContext, onLeg } from '../../../src/services/devices/radio/leg-context.ts';
-import type { TaskContext } from '../../../src/tasks/task-manager.ts';
+import { legContext, onLeg } from '../../../../src/services/devices/radio/leg-context.ts';
+import type { TaskContext } from '../../../../src/tasks/task-manager.ts';
 
 function task(): { ctx: TaskContext; abort: AbortController; meta: unknown[] } {
   const abort = new AbortController();

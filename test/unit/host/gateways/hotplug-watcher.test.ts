@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SteppedClock } from '../../../src/clock.ts';
-import type { Radio } from '../../../src/gateway/radio/radio.ts';
-import type { GatewayReadiness } from '../../../src/gateway/types.ts';
-import { createHotplugWatcher, type ProbeScanner } from '../../../src/host/gateways/hotplug.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import type { NetworksService } from '../../../src/services/networks/index.ts';
+import { SteppedClock } from '../../../../src/clock.ts';
+import type { Radio } from '../../../../src/gateway/radio/radio.ts';
+import type { GatewayReadiness } from '../../../../src/gateway/types.ts';
+import { createHotplugWatcher, type ProbeScanner } from '../../../../src/host/gateways/hotplug.ts';
+import { silentLogger } from '../../../../src/logger.ts';
+import type { NetworksService } from '../../../../src/services/networks/index.ts';
 
 /** A Radio with one gateway on `sim:a` whose readiness the test sets; the watcher's view only. */
 function fakes(opts: { ready: boolean }) {
