@@ -8,7 +8,7 @@ import type { GatewaySnapshot, MasterSnapshot } from './gateway/types.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-types.ts';
 
-/** What started a field-recovery episode (services/devices/recovery.ts). */
+/** What started a field-recovery episode (services/devices/recovery/recovery.ts). */
 export type RecoveryTrigger =
   'start' | 'gateway_reconnect' | 'status_poll' | 'boot_announcements' | 'announcement' | 'manual';
 

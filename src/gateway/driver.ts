@@ -5,7 +5,7 @@
  * attributed, operations.ts for the unicast reply windows and retries, broadcasts.ts for
  * the discovery and status rounds, connection.ts for readiness and reconnects, transmit.ts
  * for the lease gate in front of the queue, inbound.ts for where heard packets go,
- * gateway-commands.ts for the USB-only gateway commands, and options.ts for every timeout
+ * commands.ts for the USB-only gateway commands, and options.ts for every timeout
  * and retry count.
  */
 import type { Clock } from '../clock.ts';
@@ -293,7 +293,7 @@ class Driver implements LightnetGatewayDriver {
     return this.tx.transmit(receiver, request, opts, 'interactive');
   }
 
-  // ── Gateway (USB-only) commands (gateway/gateway-commands.ts) ───────────────
+  // ── Gateway (USB-only) commands (gateway/commands.ts) ───────────────
 
   queryState(): Promise<{ ok: boolean; state: string; state_byte: number; state_metadata_ms: number }> {
     return this.gateway.queryState();

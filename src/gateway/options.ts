@@ -31,7 +31,7 @@ export interface DriverOptions {
   /**
    * Wait for EV_TX_DONE / EV_TX_REJECTED after writing an M2N frame (§4.4: 2.0 s). This is
    * the floor: a frame whose airtime at the active RF settings (all STREAM fragments
-   * included) is long gets 2 × airtime + 500 ms instead (see gateway-rf.ts).
+   * included) is long gets 2 × airtime + 500 ms instead (see rf.ts).
    */
   outcomeGuardMs: number;
   /**

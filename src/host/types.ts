@@ -1,4 +1,4 @@
-/** What `startHost` returns, and what tests and benchmarks may swap in (host.ts). */
+/** What `startHost` returns, and what tests and benchmarks may swap in (host/index.ts). */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { createGatewayDriver } from '../gateway/driver.ts';

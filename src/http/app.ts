@@ -166,7 +166,7 @@ export async function buildApp(
   fast.start(admitsRead);
   app.addHook('preClose', (done) => {
     fast.stop();
-    // The event streams were ended before closing began (host-lifecycle.ts).
+    // The event streams were ended before closing began (host/lifecycle.ts).
     drain.drain();
     done();
   });

@@ -1,6 +1,6 @@
 /**
  * What the real data folder holds, seen from a simulator host. The simulator keeps its own
- * folder (host-data-folder.ts), so a setup imported into the real one (`npm run import --
+ * folder (host/data-folder.ts), so a setup imported into the real one (`npm run import --
  * … --data-dir ./data`) or saved by a host on the real gateway never shows on it: the
  * banner names what is there instead, so the operator is not left guessing where it went.
  *

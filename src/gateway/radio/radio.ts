@@ -34,7 +34,7 @@ import type {
   TxOutcome,
 } from '../types.ts';
 
-/** The networks as the router sees them (wired from the state in host.ts). */
+/** The networks as the router sees them (wired from the state in host/networks.ts). */
 export interface RadioDirectory extends RouteFacts {
   networks(): readonly { id: number; name: string; gateway_mac: string | null }[];
   /** Whether any stored device belongs to the network. */
@@ -210,7 +210,7 @@ export class Radio implements GatewayDriver {
     return this.readiness();
   }
 
-  /** What the snapshots are made of (radio-snapshots.ts). */
+  /** What the snapshots are made of (snapshots.ts). */
   private view(): RadioView {
     return {
       gateways: this.gateways,

@@ -3,7 +3,7 @@
  * broadcasts and SYNC reach. Checked at save against the fleet as it is: every id must name
  * a network, and no target may lie wholly outside the list — a device on another network, or
  * a group whose members all live elsewhere, would silently get nothing. Absent or null:
- * automatic (see network-plan.ts).
+ * automatic (see plan/networks.ts).
  */
 import { ValidationError } from '../../errors.ts';
 import type { ActionTarget, SceneAction } from '../../domain/scenes/types.ts';

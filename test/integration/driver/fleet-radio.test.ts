@@ -1,5 +1,5 @@
 /**
- * Fleet-scale status poll (services/devices/status-poll.ts) on the stepped clock: the
+ * Fleet-scale status poll (services/devices/status/poll.ts) on the stepped clock: the
  * broadcast rounds leave stragglers, and every one of them is asked directly, up to three
  * times. Performance numbers live in bench/fleet.ts; these scenarios pin the behaviour.
  */

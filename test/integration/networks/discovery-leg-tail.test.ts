@@ -1,5 +1,5 @@
 /**
- * Discovery's tail with several networks (discovery-run.ts, "Several networks"): a found
+ * Discovery's tail with several networks (devices/discovery/rounds.ts, "Several networks"): a found
  * node whose SET_GROUPs are never acknowledged gets its tries beside the next DEVICES
  * rounds (not before them), and a leg of more than 16 nodes goes on until it had its
  * minimum of tries; the other network is unaffected. Stepped clock (the harness's default).
@@ -17,7 +17,7 @@ import { withHost } from '../harness.ts';
 import { devices, runTask } from '../host/helpers.ts';
 
 const LONG = 240_000;
-/** discovery-run.ts LEG_MIN_TRIES. */
+/** discovery/rounds.ts LEG_MIN_TRIES. */
 const LEG_MIN_TRIES = 20;
 /** A leg's per-try reply window: a serial round would wait this long after a try. */
 const TRY_WINDOW_MS = LEG_ATTEMPT_TIMEOUT_MS;

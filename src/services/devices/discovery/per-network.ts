@@ -1,10 +1,10 @@
 /**
- * Discovery with several gateways: the discovery loop (discovery-run.ts) runs once per
+ * Discovery with several gateways: the discovery loop (rounds.ts) runs once per
  * network, in parallel, each leg on its own gateway's driver and seeing only its network's
  * stored devices (so the stop rule does not wait for nodes that live on another channel).
  * Progress and outcome are the legs' sums; the progress also carries each leg's own
  * (`networks`, by network id: the task meta's `networks`). With one gateway this is
- * runDiscovery itself (no `networks`). Each leg runs as `parallel` (discovery-run.ts: the
+ * runDiscovery itself (no `networks`). Each leg runs as `parallel` (rounds.ts: the
  * tail's SET_GROUP retries go beside its rounds, with a stricter stop).
  */
 import type { Clock } from '../../../clock.ts';

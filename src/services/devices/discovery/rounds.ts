@@ -29,7 +29,7 @@
  *   with the fleet heard (full from PRIOR_FLEET nodes). Measured: 12 nodes 9.1/22.0/9.0 s →
  *   4.7/5.1/4.7 s (seeds 1–3), 300 nodes unchanged (bench/fleet.ts).
  *
- * Several networks (discovery-legs.ts runs this once per network, `leg.parallel`; a leg that
+ * Several networks (per-network.ts runs this once per network, `leg.parallel`; a leg that
  * found up to PARK_ABOVE nodes keeps the small-fleet rules, exactly as one gateway): a leg's
  * tail is its weak links, found one per several rounds and bound one per several tries.
  * With one gateway every round waits for their SET_GROUP tries (3 of up to ~0.9 s each per
@@ -49,7 +49,7 @@
  *   waits LEG_ATTEMPT_TIMEOUT_MS (620 ms: the latest burst-paced ACK + 45 ms) instead of
  *   800 ms: its first bind (~95 nodes, ~22 s) is its longest stretch, and its tail is tries
  *   to a few weak nodes one after the other. 32 seeds, 2 × 150 (with the poll's leg window,
- *   status-poll.ts): discovery −4.1 s per seed (t = −2.2; same-fleet method) / −3.4 s
+ *   status/poll.ts): discovery −4.1 s per seed (t = −2.2; same-fleet method) / −3.4 s
  *   (t = −1.7; old method), found and bound 9586 → 9590 / 9589 → 9592.
  */
 import type { Clock } from '../../../clock.ts';
@@ -114,7 +114,7 @@ export interface DiscoveryProgress {
   bound: number;
   /** The stop rule's estimate of nodes still out there (after the round). */
   expectedRemaining: number | null;
-  /** Several networks (discovery-legs.ts): each network's own leg, by network id. */
+  /** Several networks (per-network.ts): each network's own leg, by network id. */
   networks?: Record<string, NetworkDiscoveryProgress>;
 }
 
@@ -138,7 +138,7 @@ export async function runDiscovery(
   ctx: TaskContext,
   plan: DiscoveryPlan,
   progress: (p: DiscoveryProgress) => void,
-  /** `parallel`: one of several networks' legs (discovery-legs.ts); see the header. */
+  /** `parallel`: one of several networks' legs (per-network.ts); see the header. */
   leg: { parallel?: boolean } = {},
 ): Promise<DiscoveryOutcome> {
   const { driver, registry, clock } = deps;

@@ -1,6 +1,6 @@
 /**
  * Discovery (task `discover`): validation, the created group and the task; the rounds
- * themselves are in discovery-run.ts. The registry creates devices from the replies. Every
+ * themselves are in rounds.ts. The registry creates devices from the replies. Every
  * responder gets a SET_GROUP — the target group, or its stored group (0 for new nodes) —
  * which also binds it to this gateway: until then a node ignores STATUS, CONTROL and the
  * rest (MAC filter). Discovering into a target group is the efficient path (one SET_GROUP

@@ -1,5 +1,5 @@
 /**
- * A network leg's own task context (discovery-legs.ts, status-legs.ts): its signal follows
+ * A network leg's own task context (discovery/per-network.ts, status/per-network.ts): its signal follows
  * the task's, so a cancel reaches every leg at once, but it carries only that leg's abort
  * listeners (one per exchange in flight, per queued frame, per pipeline wait). Legs that
  * all listened on the task's one signal piled legs × depth listeners on it, and Node

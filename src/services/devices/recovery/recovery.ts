@@ -3,12 +3,12 @@
  * boot and ignores everything but DEVICES and SET_GROUP until a master binds it (§8.1–§8.3).
  * The host knows every node's MAC and group, so it restores known nodes instead of
  * rediscovering them: they become `rejoining` and are swept with unicast SET_GROUP to
- * their stored group (recovery-sweep.ts) until each answers or its time budget is spent.
+ * their stored group (sweep.ts) until each answers or its time budget is spent.
  *
  * Triggers: the first gateway connection after start and every reconnect (known nodes
  * not heard lately), a burst of boot announcements (a field power-up: every known node
  * not confirmed since), a status poll that leaves several known nodes silent (those), a
- * single announcement (that node, restored at once), and the operator (recovery-task.ts).
+ * single announcement (that node, restored at once), and the operator (task.ts).
  * While a node is rejoining, a status poll does not mark it offline; when its budget is
  * spent it goes offline with a reason that says so.
  */

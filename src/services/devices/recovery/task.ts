@@ -4,7 +4,7 @@
  * through the same sweep as the automatic recovery, answered or not before; the task
  * follows them until each is restored or given up, with progress in its meta. Cancel
  * takes the nodes it added out of the recovery without calling them offline. With several
- * gateways the sweep runs per network (recovery-sweeps.ts) and the meta gains
+ * gateways the sweep runs per network (per-network.ts) and the meta gains
  * `networks: {id: {done, total}}`.
  */
 import { networkLegs } from '../../../gateway/radio/radio.ts';

@@ -16,7 +16,7 @@ export interface RecoveryOptions {
   depth: number;
   /**
    * SET_GROUP exchanges in flight of each network's sweep when several networks restore in
-   * parallel (recovery-sweeps.ts). One gateway keeps `depth`.
+   * parallel (per-network.ts). One gateway keeps `depth`.
    */
   legDepth: number;
   /**

@@ -1,5 +1,5 @@
 /**
- * A status poll with several gateways: the poll (status-poll.ts) runs once per network, in
+ * A status poll with several gateways: the poll (poll.ts) runs once per network, in
  * parallel, each leg on its own gateway with its own devices (broadcast rounds and the
  * unicast follow-up of the silent ones). Devices of a network whose gateway is not
  * connected are not asked (they cannot answer). The progress also carries each leg's own

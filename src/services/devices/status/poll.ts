@@ -7,7 +7,7 @@
  *    5 s give-up.
  * 2. Broadcast rounds per segment (driver): each round's window adapts to the pace replies
  *    were heard at; rounds stop as soon as one brought fewer new replies per second than
- *    the pipelined unicast follow-up achieves (radio-pace.ts, from the gateway's RF).
+ *    the pipelined unicast follow-up achieves (radio/pace.ts, from the gateway's RF).
  * 3. Follow-up: EVERY straggler gets unicast STATUS, burst-paced in a pipeline, up to
  *    FOLLOW_UP_ATTEMPTS tries each (weak links answer 1 exchange in a few). A late reply to
  *    a broadcast round still counts and cancels the straggler's follow-up.
@@ -48,7 +48,7 @@ export interface PollProgress {
   expected: number;
   group?: number;
   stragglers?: number;
-  /** Several networks (status-legs.ts): each network's own leg, by network id. */
+  /** Several networks (per-network.ts): each network's own leg, by network id. */
   networks?: Record<string, NetworkPollProgress>;
 }
 
@@ -89,7 +89,7 @@ export async function pollFleet(
   progress: (p: PollProgress) => void,
   /** Devices answering before this poll: they get a second chance before going offline. */
   recentlyHeard: ReadonlySet<Addr> = new Set(),
-  /** One network's leg of several (status-legs.ts). */
+  /** One network's leg of several (per-network.ts). */
   leg: { parallel?: boolean } = {},
 ): Promise<Set<Addr>> {
   const answered = new Set<Addr>();

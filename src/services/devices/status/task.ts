@@ -1,7 +1,7 @@
 /**
  * Status poll (task `status`): unicast per selected device, or broadcast rounds with a
  * group filter (255 = every group) followed by pipelined unicast follow-ups for every
- * straggler (status-poll.ts). Devices in scope that stay silent through it go offline.
+ * straggler (poll.ts). Devices in scope that stay silent through it go offline.
  */
 import type { Clock } from '../../../clock.ts';
 import { ValidationError } from '../../../errors.ts';
@@ -80,7 +80,7 @@ export class StatusService {
               },
             });
           await unicast(targets, FOLLOW_UP_ATTEMPTS);
-          // The same second chance as the fleet poll's (status-poll.ts).
+          // The same second chance as the fleet poll's (poll.ts).
           const second = targets.filter((t) => !answered.has(t.addr) && recentlyHeard.has(t.addr));
           if (second.length > 0) await unicast(second, SECOND_CHANCE_ATTEMPTS);
         } else {

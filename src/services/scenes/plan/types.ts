@@ -36,7 +36,7 @@ export interface PlanContext {
   heatSlots?: readonly StartblockSlot[];
   /**
    * The networks when several gateways run (one or none: today's plan, untouched). Each
-   * network in a scene's scope is then planned with its own devices (network-plan.ts).
+   * network in a scene's scope is then planned with its own devices (networks.ts).
    */
   networks?: readonly PlanNetwork[];
   /** The scene's explicit `networks` (restricts broadcasts and SYNC); absent or null: automatic. */
