@@ -21,6 +21,7 @@ const ScenesPage = lazy(() => import('../scenes/ScenesPage.tsx').then((m) => m.S
 const HealthPage = lazy(() => import('../health/HealthPage.tsx').then((m) => m.HealthPage));
 const LogPage = lazy(() => import('../log/LogPage.tsx').then((m) => m.LogPage));
 const RacePage = lazy(() => import('../race/RacePage.tsx').then((m) => m.RacePage));
+const RaceLightsPage = lazy(() => import('../racelights/RaceLightsPage.tsx').then((m) => m.RaceLightsPage));
 const HelpPage = lazy(() => import('../help/HelpPage.tsx').then((m) => m.HelpPage));
 const BatteryDialog = lazy(() => import('../devices/DeviceDialogs.tsx').then((m) => m.BatteryDialog));
 const SettingsDialog = lazy(() => import('../dialogs/SettingsDialog.tsx').then((m) => m.SettingsDialog));
@@ -122,6 +123,11 @@ export function App() {
             </a>
           ))}
           <PageLink to="race" label="Race" title="Race-day panel: Blackout, pinned scenes, race mode" />
+          <PageLink
+            to="race-lights"
+            label="Race lights"
+            title="Laps and race phases on the gates: timers, mapping, looks, Test"
+          />
           <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
         </nav>
         <span class="spacer" />
@@ -154,6 +160,8 @@ export function App() {
         <LogPage />
       ) : r === 'race' ? (
         <RacePage />
+      ) : r === 'race-lights' ? (
+        <RaceLightsPage />
       ) : r === 'help' ? (
         <HelpPage />
       ) : (
