@@ -8,7 +8,9 @@
  * of activity-log entries, at most 4 a second); one that connects with `?console=1`
  * (the web UI) also gets the refresh token `console` when the shared console settings
  * change, the refresh token `networks` when network records change, and the `networks`
- * event (bind state and readiness of every gateway; the host sends at most 4 a second). Every other client gets exactly the contract's events and tokens.
+ * event (bind state and readiness of every gateway; the host sends at most 4 a second) and the
+ * `race_lights` cue (what of the race lights changed; at most 4 a second). Every other client
+ * gets exactly the contract's events and tokens.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
