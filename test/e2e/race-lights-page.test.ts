@@ -15,6 +15,7 @@ import { openBrowser, type BrowserHandle } from './browser.ts';
 
 const SHOTS = '/tmp/shots-racepage';
 const STARTBLOCK = [50, 51];
+const SECRET = 'rotorhazard-e2e-secret-0123456789';
 
 let b: BrowserHandle;
 beforeAll(async () => {
@@ -81,7 +82,7 @@ const detection = (index: number, id: number) => ({
 
 describe('race lights page', () => {
   it('shows-a-pass-live-refuses-an-unknown-group-next-to-the-field-saves-and-tests-a-gate', async () => {
-    await withHost({ nodes: 3, seed: 4 }, async (h) => {
+    await withHost({ nodes: 3, seed: 4, integrationSecret: SECRET }, async (h) => {
       await discoverAll(h);
       const led = (h.host.sim?.fleet.nodes ?? []).find((n) => !STARTBLOCK.includes(n.devType));
       expect(led).toBeDefined();
@@ -109,6 +110,17 @@ describe('race lights page', () => {
       await shows(page.getByTestId('rl-pass-ts-1'), '1');
       const live = page.getByTestId('rl-live');
       await shows(live, 'Timing system 1');
+
+      // RotorHazard's plugin reports a lap for seat 3 (node 3): its card and counter follow.
+      const lap = await fetch(h.url + '/api/integration/laps', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-lightnet-integration': SECRET },
+        body: JSON.stringify({ seat: 2, lap_number: 4, color: '#00ff00' }),
+      });
+      expect(lap.status).toBe(202);
+      await shows(page.getByTestId('rl-src-rotorhazard'), 'RotorHazard connected');
+      await shows(page.getByTestId('rl-src-rotorhazard-last'), 'lap (seat 3 lap 4)');
+      await shows(page.getByTestId('rl-pass-seat-2'), /Seat 3\s*1\s*4/);
 
       // A seat on a group that does not exist: refused, the error beside that seat's gate.
       const seat2 = page.locator('[data-field="seat.1.gate"]');

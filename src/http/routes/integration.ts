@@ -128,7 +128,8 @@ export const integrationRoutes =
         const b = parseCounted(source, lapSchema, req.body);
         source.lap(b.seat, b.lap_number);
         const r = lights.lap(b);
-        source.heard('lap', `seat ${b.seat} lap ${b.lap_number}`);
+        // Shown to operators: seats as RotorHazard's panel numbers them (1–8).
+        source.heard('lap', `seat ${b.seat + 1} lap ${b.lap_number}`);
         return reply.code(202).send({ ok: true, ...r });
       });
       // A phase look starts (or is scheduled) without waiting for the radio: 202 too.

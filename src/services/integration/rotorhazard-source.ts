@@ -53,10 +53,11 @@ export class RotorHazardSource {
   /** A lap's number against the seat's last one; repeated or going back is counted. */
   lap(seat: number, lapNumber: number): void {
     const last = this.laps.get(seat);
+    const name = `seat ${seat + 1}`; // as RotorHazard's panel numbers them (1–8)
     // Lap 0 (the holeshot) is a new race for this seat, whatever came before.
     if (last !== undefined && lapNumber !== 0) {
-      if (lapNumber === last) this.count('duplicate', `seat ${seat}: lap ${lapNumber} again`);
-      else if (lapNumber < last) this.count('out_of_order', `seat ${seat}: lap ${lapNumber} after ${last}`);
+      if (lapNumber === last) this.count('duplicate', `${name}: lap ${lapNumber} again`);
+      else if (lapNumber < last) this.count('out_of_order', `${name}: lap ${lapNumber} after ${last}`);
     }
     this.laps.set(seat, lapNumber);
   }

@@ -83,7 +83,7 @@ describe('race lights page API', () => {
         duplicate: 1,
         unauthorized: 1,
       });
-      expect(rh.last_event).toMatchObject({ type: 'lap', detail: 'seat 3 lap 1' });
+      expect(rh.last_event).toMatchObject({ type: 'lap', detail: 'seat 4 lap 1' });
       expect(rh.events_per_minute).toBe(6); // the unauthorized request is nobody's event
       expect(rh.last_error?.error).toMatch(/wrong or missing secret/);
       // The live pass counters per seat.
