@@ -27,6 +27,9 @@ afterAll(async () => {
 });
 
 type Page = BrowserHandle['page'];
+/** Every scrolling box back to its top (on a phone the app box scrolls, not the page). */
+const TO_TOP = `for (const el of [document.scrollingElement, ...document.querySelectorAll('*')])
+  if (el.scrollTop > 0) el.scrollTop = 0;`;
 type Locator = ReturnType<Page['locator']>;
 
 /** Until the element's text contains (or matches) `want`: the page updates on its own. */
@@ -43,6 +46,8 @@ async function shots(page: Page, name: string): Promise<void> {
     [390, 844],
   ] as const) {
     await page.setViewportSize({ width: w, height: hgt });
+    await frames(page);
+    await page.evaluate(TO_TOP);
     await frames(page);
     await page.screenshot({ path: `${SHOTS}/${name}-${w}.png`, fullPage: false });
     // The mapping and the phase looks further down the page, too.
@@ -95,6 +100,8 @@ describe('race lights page', () => {
         .getByRole('navigation', { name: 'Pages' })
         .getByRole('link', { name: 'Race lights' });
       expect(await navLink.getAttribute('aria-current')).toBe('page');
+      await shots(page, 'race-lights-top');
+      await page.evaluate(TO_TOP);
       const fpvCard = page.getByTestId('rl-src-fpvtrackside');
       await shows(fpvCard, 'not connected');
       const url = await page.getByTestId('rl-fpv-url').inputValue();

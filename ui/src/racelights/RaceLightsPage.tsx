@@ -308,6 +308,10 @@ function Live({ v, now }: { v: RaceLightsView; now: number }) {
             {Object.entries(v.stats.dropped)
               .map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`)
               .join(', ')}
+            {' · not flashed: '}
+            {Object.entries(v.stats.ignored)
+              .map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`)
+              .join(', ')}
           </p>
         </div>
         <div>

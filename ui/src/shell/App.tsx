@@ -12,6 +12,7 @@ import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
 import { PageLink } from '../common/PageLink.tsx';
+import { ScrollCue } from '../common/ScrollCue.tsx';
 import { networksDialogOpen } from '../networks/networks-store.ts';
 import { shaped } from '../store.ts';
 import { lazy, preloadLazy } from '../common/lazy.ts';
@@ -129,6 +130,7 @@ export function App() {
             title="Laps and race phases on the gates: timers, mapping, looks, Test"
           />
           <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
+          <ScrollCue label="pages" />
         </nav>
         <span class="spacer" />
         <button
