@@ -4,7 +4,7 @@
  * the field it names (`seats[2].gate: no group 99` → seat 5's gate, when seat 5 was the
  * third row sent).
  */
-import type { Gate, Settings } from './race-lights-data.ts';
+import type { Gate, Settings } from './types.ts';
 
 export const SEATS = 8;
 
