@@ -51,6 +51,14 @@ export interface NetworksEvent {
   alerts: readonly object[];
 }
 
+/**
+ * Something the Race lights page shows changed (the `race_lights` SSE event, web UI streams
+ * only): a source's state, the lights (a flash, a phase look, the pass counters), the settings.
+ */
+export interface RaceLightsChange {
+  what: 'rotorhazard' | 'fpvtrackside' | 'lights' | 'settings';
+}
+
 export interface AppEvents extends Record<string, unknown> {
   /** A persisted change with its scope tokens. */
   scopes: readonly Scope[];
@@ -62,6 +70,7 @@ export interface AppEvents extends Record<string, unknown> {
   recovery: RecoveryProgress;
   /** A gateway was bound, released, went missing, came back (at most 4 a second). */
   networks: NetworksEvent;
+  race_lights: RaceLightsChange;
 }
 
 export class EventBus extends TypedEmitter<AppEvents> {}

@@ -172,6 +172,11 @@ async function startOn(
     router,
   });
   const timers = createTimers({ dataDir, log, lights: raceLights.service });
+  // The Race lights page follows these live; each fires only when its source sends something.
+  raceLights.service.onChange(() => bus.emit('race_lights', { what: 'lights' }));
+  raceLights.settings.onChange(() => bus.emit('race_lights', { what: 'settings' }));
+  integration.rotorhazard.onChange(() => bus.emit('race_lights', { what: 'rotorhazard' }));
+  timers.fpvtrackside.onChange(() => bus.emit('race_lights', { what: 'fpvtrackside' }));
   let phase: 'booting' | 'ready' = 'booting';
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
   const io = new ScaledClock(1);
@@ -262,6 +267,7 @@ async function startOn(
       log: log.child({ mod: 'race' }),
       cancelScene: () => scenes.sceneDispatch.cancel(),
       cancelTask: () => tasks.cancel()?.name ?? null,
+      stopFlashes: () => raceLights.service.blackout(),
       note: (ev) => master.note(ev),
     }),
     consoleSettings: createConsoleSettings({ store, log }),

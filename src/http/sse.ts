@@ -8,12 +8,14 @@
  * of activity-log entries, at most 4 a second); one that connects with `?console=1`
  * (the web UI) also gets the refresh token `console` when the shared console settings
  * change, the refresh token `networks` when network records change, and the `networks`
- * event (bind state and readiness of every gateway; the host sends at most 4 a second). Every other client gets exactly the contract's events and tokens.
+ * event (bind state and readiness of every gateway; the host sends at most 4 a second) and the
+ * `race_lights` cue (what of the race lights changed; at most 4 a second). Every other client
+ * gets exactly the contract's events and tokens.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import { createChannel, createSession, type Session } from 'better-sse';
-import type { EventBus } from '../events.ts';
+import type { EventBus, RaceLightsChange } from '../events.ts';
 import type { Logger } from '../logger.ts';
 import {
   optInRefreshTokens,
@@ -46,6 +48,7 @@ interface SessionState {
 }
 
 const LOG_FLUSH_MS = 250;
+const RACE_LIGHTS_FLUSH_MS = 250;
 /** A burst beyond this between two flushes keeps only the newest entries (the route has them all). */
 const LOG_BATCH_MAX = 500;
 
@@ -60,6 +63,8 @@ export class SseHub {
   private pendingLog: LogEntry[] = [];
   private logTimer: NodeJS.Timeout | null = null;
   private logClients = 0;
+  private pendingRaceLights = new Set<RaceLightsChange['what']>();
+  private raceLightsTimer: NodeJS.Timeout | null = null;
 
   constructor(
     bus: EventBus,
@@ -81,6 +86,7 @@ export class SseHub {
       bus.on('recovery', (p) => this.broadcast('recovery', p)),
       // Not in the contract: only the web UI's streams (`?console=1`) get it.
       bus.on('networks', (p) => this.broadcast('networks', p, (s) => s.console)),
+      bus.on('race_lights', (c) => this.queueRaceLights(c.what)),
     );
   }
 
@@ -115,6 +121,7 @@ export class SseHub {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     if (this.masterTimer) clearTimeout(this.masterTimer);
     if (this.logTimer) clearTimeout(this.logTimer);
+    if (this.raceLightsTimer) clearTimeout(this.raceLightsTimer);
     for (const s of this.channel.activeSessions) s.state.res.end();
   }
 
@@ -164,6 +171,22 @@ export class SseHub {
     for (const t of extra) this.pendingOptIn.add(t);
     if (this.flushTimer) return;
     this.flushTimer = setTimeout(() => this.flushRefresh(), REFRESH_COALESCE_MS);
+  }
+
+  /**
+   * The Race lights page's cue to re-read (web UI streams only): what changed, at most 4 a
+   * second however fast laps come. Nothing is queued while no web UI is connected.
+   */
+  private queueRaceLights(what: RaceLightsChange['what']): void {
+    if (this.channel.sessionCount === 0) return;
+    this.pendingRaceLights.add(what);
+    if (this.raceLightsTimer) return;
+    this.raceLightsTimer = setTimeout(() => {
+      this.raceLightsTimer = null;
+      const changed = [...this.pendingRaceLights];
+      this.pendingRaceLights = new Set();
+      this.broadcast('race_lights', { what: changed }, (s) => s.console);
+    }, RACE_LIGHTS_FLUSH_MS);
   }
 
   private queueLog(e: LogEntry): void {

@@ -44,6 +44,7 @@ const refreshListeners = new Map<string, Set<() => void>>();
 const progressListeners = new Set<Listener<SceneProgress>>();
 const taskListeners = new Set<Listener<Task>>();
 const reconnectListeners = new Set<() => void>();
+const raceLightsListeners = new Set<Listener<{ what: string[] }>>();
 
 /** Pages register for their refresh tokens (scenes, native_presets, led_presets …). */
 export function onRefresh(token: string, fn: () => void): () => void {
@@ -59,6 +60,11 @@ export function onSceneProgress(fn: Listener<SceneProgress>): () => void {
 export function onTask(fn: Listener<Task>): () => void {
   taskListeners.add(fn);
   return () => taskListeners.delete(fn);
+}
+/** The host's cue that race-light state changed (which: `what`); the Race lights page re-reads. */
+export function onRaceLights(fn: Listener<{ what: string[] }>): () => void {
+  raceLightsListeners.add(fn);
+  return () => raceLightsListeners.delete(fn);
 }
 /** Called after every reconnect, for pages that hold their own data. */
 export function onReconnect(fn: () => void): () => void {
@@ -184,6 +190,10 @@ function open(): void {
       toast(
         `Field restored: ${p.restored} of ${p.total} back in their groups${p.failed ? `, ${p.failed} offline` : ''}`,
       );
+  });
+  src.addEventListener('race_lights', (e) => {
+    const c = parse<{ what: string[] }>(e as MessageEvent);
+    if (c) for (const fn of raceLightsListeners) fn(c);
   });
   src.addEventListener('scene_progress', (e) => {
     const p = parse<SceneProgress>(e as MessageEvent);

@@ -11,6 +11,7 @@ import { heatBodySchema } from '../../services/integration/index.ts';
 import { PHASES } from '../../services/integration/laps/index.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseBody } from '../validation.ts';
+import type { RotorHazardSource } from '../../services/integration/rotorhazard-source.ts';
 
 export const INTEGRATION_HEADER = 'x-lightnet-integration';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -42,6 +43,21 @@ const phaseSchema = z.object({
   force: z.boolean().default(false),
 });
 
+/**
+ * The body parsed, or the refusal counted on the source (the operator's Race lights page
+ * shows it) and rethrown as the 400. A phase value the host does not know is `unknown`
+ * (a newer plugin), anything else `malformed`.
+ */
+function parseCounted<S extends z.ZodType>(src: RotorHazardSource, schema: S, body: unknown): z.infer<S> {
+  try {
+    return parseBody(schema, body);
+  } catch (err) {
+    const msg = (err as Error).message;
+    src.bad(msg.startsWith('phase: ') ? 'unknown' : 'malformed', msg);
+    throw err;
+  }
+}
+
 interface KeyParams {
   key: string;
 }
@@ -50,6 +66,7 @@ export const integrationRoutes =
   (svc: AppServices, secret: string | null) => async (api: FastifyInstance) => {
     const integ = svc.integration;
     const lights = svc.raceLights.service;
+    const source = integ.rotorhazard;
     api.get('/integration', async () => ({ ok: true, ...integ.view(), race_lights: lights.view() }));
 
     const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -63,6 +80,7 @@ export const integrationRoutes =
       }
       const given = req.headers[INTEGRATION_HEADER];
       if (typeof given !== 'string' || !timingSafeEqual(digest(given), digest(secret))) {
+        source.bad('unauthorized', `${INTEGRATION_HEADER}: wrong or missing secret`);
         return reply.code(401).send({ ok: false, error: `${INTEGRATION_HEADER}: wrong or missing secret` });
       }
       integ.touch();
@@ -76,7 +94,8 @@ export const integrationRoutes =
         startblock_slots: integ.slots(),
       }));
       priv.put('/integration/heat', async (req) => {
-        const heat = integ.setHeat(parseBody(heatBodySchema, req.body));
+        const heat = integ.setHeat(parseCounted(source, heatBodySchema, req.body));
+        source.heard('heat');
         return { ok: true, heat, startblock_slots: integ.slots() };
       });
       priv.post<{ Params: KeyParams }>('/integration/scenes/:key/run', async (req, reply) => {
@@ -100,18 +119,25 @@ export const integrationRoutes =
       priv.post('/integration/race/cancel', async (req) => {
         const b = parseBody(cancelSchema, req.body);
         lights.cancelScheduled();
+        source.heard('race cancel', b.reason);
         return { ok: true, cancelled: integ.cancelStart(b.reason) };
       });
       // A recorded lap: answered at once (202: accepted, not yet on the air); the flash
       // goes out on the radio's terms, `result` says what became of it so far.
       priv.post('/integration/laps', async (req, reply) => {
-        const b = parseBody(lapSchema, req.body);
-        return reply.code(202).send({ ok: true, ...lights.lap(b) });
+        const b = parseCounted(source, lapSchema, req.body);
+        source.lap(b.seat, b.lap_number);
+        const r = lights.lap(b);
+        // Shown to operators: seats as RotorHazard's panel numbers them (1–8).
+        source.heard('lap', `seat ${b.seat + 1} lap ${b.lap_number}`);
+        return reply.code(202).send({ ok: true, ...r });
       });
       // A phase look starts (or is scheduled) without waiting for the radio: 202 too.
       priv.post('/integration/race/phase', async (req, reply) => {
-        const b = parseBody(phaseSchema, req.body);
-        return reply.code(202).send({ ok: true, ...lights.phase(b) });
+        const b = parseCounted(source, phaseSchema, req.body);
+        const r = lights.phase(b);
+        source.heard(`phase ${b.phase}`);
+        return reply.code(202).send({ ok: true, ...r });
       });
     });
   };

@@ -20,19 +20,29 @@ const PUSH_KEEP_ALIVE_MS = 6 * 60_000;
 export const timerRoutes = (svc: AppServices) => async (api: FastifyInstance) => {
   const timers = svc.timers;
 
+  /** Where FPVTrackside sends its events, as seen from the address this request came to. */
+  const pushUrl = (req: FastifyRequest, token: string) => {
+    const base = (req.url.split('?')[0] ?? '').replace(/\/$/, '').replace(/\/token$/, '');
+    const path = `${base}/fpvtrackside`;
+    const host = req.headers.host ?? 'HOST';
+    return { path, token, url: `${req.protocol}://${host}${path}?token=${encodeURIComponent(token)}` };
+  };
+
   api.get('/timers', async (req) => {
     const token = await timers.token();
-    const path = `${(req.url.split('?')[0] ?? '').replace(/\/$/, '')}/fpvtrackside`;
-    const host = req.headers.host ?? 'HOST';
     return {
       ok: true,
-      fpvtrackside: {
-        path,
-        token,
-        url: `${req.protocol}://${host}${path}?token=${encodeURIComponent(token)}`,
-        ...timers.fpvtrackside.view(),
-      },
+      // RotorHazard's plugin: `mode` says whether it started this host (integration mode).
+      rotorhazard: { mode: svc.integration.mode, ...svc.integration.rotorhazard.view() },
+      fpvtrackside: { ...pushUrl(req, token), ...timers.fpvtrackside.view() },
     };
+  });
+
+  // A new FPVTrackside token (a URL that leaked, a new season): on disk before the answer.
+  // Not under /timers/fpvtrackside: that prefix skips the password (app.ts ownAuthPrefixes).
+  api.post('/timers/token', async (req) => {
+    const token = await timers.newToken();
+    return { ok: true, fpvtrackside: pushUrl(req, token) };
   });
 
   await api.register(async (push) => {

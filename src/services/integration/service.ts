@@ -13,6 +13,7 @@ import type { TxOutcome } from '../../gateway/types.ts';
 import type { PlannedFrame, RunResult } from '../scenes/index.ts';
 import { atWallTime, type WallTimer } from './at-time.ts';
 import { heatSlots, type Heat, type HeatBody } from './heat.ts';
+import { RotorHazardSource } from './rotorhazard-source.ts';
 
 export type IntegrationMode = 'none' | 'rotorhazard';
 
@@ -74,7 +75,12 @@ export class IntegrationService {
     at_epoch_ms: number;
   } | null = null;
 
-  constructor(private readonly deps: IntegrationDeps) {}
+  /** The plugin as a race-light source: last event, rate, refused requests. */
+  readonly rotorhazard: RotorHazardSource;
+
+  constructor(private readonly deps: IntegrationDeps) {
+    this.rotorhazard = new RotorHazardSource(() => deps.wall.now());
+  }
 
   get mode(): IntegrationMode {
     return this.deps.mode;

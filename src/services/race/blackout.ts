@@ -30,6 +30,8 @@ export interface BlackoutDeps {
   cancelScene(): { cancelled: boolean; scene: string | null };
   /** Asks the running task to stop; its name, or null when none runs. */
   cancelTask(): string | null;
+  /** Drops waiting race-light flashes and makes their gates return to dark (absent: none). */
+  stopFlashes?(): void;
   /** Records the last gateway-side event for the status bar. */
   note(event: string): void;
 }
@@ -55,6 +57,7 @@ export class BlackoutService {
     const { driver, log } = this.deps;
     const scene = this.deps.cancelScene();
     const task = this.deps.cancelTask();
+    this.deps.stopFlashes?.();
     const opts = { priority: 'urgent' as const, deadlineMs: DEADLINE_MS };
     const frame = (d: GatewayDriver, flags: number) =>
       d.send(BROADCAST, { op: 'PRESET', groupId: ALL_GROUPS, flags, presetId: 0, brightness: 0 }, opts);

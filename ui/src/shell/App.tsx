@@ -12,6 +12,7 @@ import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
 import { PageLink } from '../common/PageLink.tsx';
+import { ScrollCue } from '../common/ScrollCue.tsx';
 import { networksDialogOpen } from '../networks/networks-store.ts';
 import { shaped } from '../store.ts';
 import { lazy, preloadLazy } from '../common/lazy.ts';
@@ -21,6 +22,7 @@ const ScenesPage = lazy(() => import('../scenes/ScenesPage.tsx').then((m) => m.S
 const HealthPage = lazy(() => import('../health/HealthPage.tsx').then((m) => m.HealthPage));
 const LogPage = lazy(() => import('../log/LogPage.tsx').then((m) => m.LogPage));
 const RacePage = lazy(() => import('../race/RacePage.tsx').then((m) => m.RacePage));
+const RaceLightsPage = lazy(() => import('../racelights/RaceLightsPage.tsx').then((m) => m.RaceLightsPage));
 const HelpPage = lazy(() => import('../help/HelpPage.tsx').then((m) => m.HelpPage));
 const BatteryDialog = lazy(() => import('../devices/DeviceDialogs.tsx').then((m) => m.BatteryDialog));
 const SettingsDialog = lazy(() => import('../dialogs/SettingsDialog.tsx').then((m) => m.SettingsDialog));
@@ -122,7 +124,13 @@ export function App() {
             </a>
           ))}
           <PageLink to="race" label="Race" title="Race-day panel: Blackout, pinned scenes, race mode" />
+          <PageLink
+            to="race-lights"
+            label="Race lights"
+            title="Laps and race phases on the gates: timers, mapping, looks, Test"
+          />
           <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
+          <ScrollCue label="pages" />
         </nav>
         <span class="spacer" />
         <button
@@ -154,6 +162,8 @@ export function App() {
         <LogPage />
       ) : r === 'race' ? (
         <RacePage />
+      ) : r === 'race-lights' ? (
+        <RaceLightsPage />
       ) : r === 'help' ? (
         <HelpPage />
       ) : (

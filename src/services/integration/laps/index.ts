@@ -15,8 +15,9 @@ import { RaceLightsFile, defaultRaceLights, type RaceLightsSettings } from './se
 import { checkTargets, type TargetCatalog } from './targets.ts';
 
 export { LookMemory } from './looks.ts';
-export { RaceLightsService, type LapEvent, type PhaseEvent } from './service.ts';
+export { RaceLightsService, type LapEvent, type PhaseEvent, type FlashResult } from './service.ts';
 export { SEATS, type TargetCatalog } from './targets.ts';
+export { testFlashSchema, testTarget, type TestFlash } from './test-flash.ts';
 export {
   raceLightsSchema,
   raceLightGatesOf,
@@ -29,12 +30,18 @@ export {
 /** The settings as last saved (defaults until loaded or when the file is absent). */
 export class RaceLightsSettingsStore {
   private current: RaceLightsSettings = defaultRaceLights();
+  private listener: () => void = () => {};
 
   constructor(
     private readonly file: RaceLightsFile,
     private readonly log: Logger,
     private readonly catalog: TargetCatalog,
   ) {}
+
+  /** Called after each save (the UI's live stream). */
+  onChange(fn: () => void): void {
+    this.listener = fn;
+  }
 
   get(): RaceLightsSettings {
     return this.current;
@@ -54,6 +61,7 @@ export class RaceLightsSettingsStore {
     checkTargets(s, this.catalog);
     await this.file.save(s);
     this.current = s;
+    this.listener();
     this.log.info({ seats: s.seats.length, enabled: s.enabled }, 'race lights settings saved');
     return s;
   }
@@ -62,6 +70,8 @@ export class RaceLightsSettingsStore {
 export interface RaceLights {
   service: RaceLightsService;
   settings: RaceLightsSettingsStore;
+  /** The groups, devices and scenes a setting or a test may name. */
+  catalog: TargetCatalog;
 }
 
 const AIRTIME_MEMO_MS = 5000;
@@ -122,5 +132,5 @@ export function createRaceLights(d: {
     looks: d.looks,
     settings: () => settings.get(),
   });
-  return { service, settings };
+  return { service, settings, catalog: d.catalog };
 }

@@ -11,7 +11,7 @@
  * drop is counted by reason. Flash ends (restores) are never dropped: they wait their turn.
  */
 import type { Logger } from '../../../logger.ts';
-import type { M2NRequest, Rgb } from '../../../protocol/types.ts';
+import { BROADCAST, type M2NRequest, type Rgb } from '../../../protocol/types.ts';
 import type { TxOutcome } from '../../../gateway/types.ts';
 import { atWallTime, type WallTimer } from '../at-time.ts';
 import type { Heat } from '../heat.ts';
@@ -71,11 +71,17 @@ export interface PhaseEvent extends StageTimes {
   force: boolean;
 }
 
-type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent';
+type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent' | 'blackout';
+/** Who asked for a flash: a timer's pass, or the operator's Test button. */
+export type FlashSource = 'rotorhazard' | 'fpvtrackside' | 'test';
+export type FlashResult = 'flash' | 'merged' | 'waiting' | DropReason;
 type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped';
 
 interface FlashRecord {
+  source: FlashSource;
   seats: number[];
+  /** A second timer's timing system (FPVTrackside), else null. */
+  timing_system: number | null;
   /** When the timing application saw the (first) pass, if it said. */
   event_epoch_ms: number | null;
   gate: string;
@@ -90,6 +96,22 @@ interface Waiting extends GateBatch {
   frames: Frame[];
   gate: Gate;
   eventAt: number | null;
+  source: FlashSource;
+  timingSystem: number | null;
+}
+
+/** Where a pass came from, for the records and the live counters. */
+interface Origin {
+  source: FlashSource;
+  seat: number;
+  timingSystem: number | null;
+}
+
+/** Passes per seat or timing system since the host started (the Race lights page's counters). */
+interface PassCount {
+  passes: number;
+  last_lap: number;
+  last_epoch_ms: number;
 }
 
 const RECENT = 50;
@@ -117,10 +139,15 @@ export class RaceLightsService {
     flashes_sent: 0,
     passes_flashed: 0,
     merged: 0,
-    dropped: { radio_busy: 0, stale: 0, overflow: 0, not_sent: 0 } as Record<DropReason, number>,
+    dropped: { radio_busy: 0, stale: 0, overflow: 0, not_sent: 0, blackout: 0 } as Record<DropReason, number>,
     ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0 } as Record<IgnoreReason, number>,
   };
   private readonly recent: FlashRecord[] = [];
+  private readonly bySeat = new Map<number, PassCount>();
+  private readonly byTimingSystem = new Map<number, PassCount>();
+  /** Counts Blackouts: a flash on the air when one came goes back to dark at once. */
+  private blackouts = 0;
+  private listener: () => void = () => {};
   private lastPhase: { phase: string; at_epoch_ms: number; how: string } | null = null;
   private readonly player: PhaseLookPlayer;
   /** This race's winner look: kept on the finish gate until the next race is staged or the heat changes. */
@@ -132,9 +159,17 @@ export class RaceLightsService {
     this.player = new PhaseLookPlayer({ runner: deps.runner, log: deps.log, now: () => deps.wall.now() });
   }
 
+  /** Called after anything `view()` shows changed (the UI's live stream); laps only, never idle. */
+  onChange(fn: () => void): void {
+    this.listener = fn;
+  }
+
   view(): Record<string, unknown> {
+    const counts = (m: Map<number, PassCount>, key: 'seat' | 'index') =>
+      [...m].sort(([a], [b]) => a - b).map(([k, c]) => ({ [key]: k, ...c }));
     return {
       stats: structuredClone(this.counts),
+      passes: { seats: counts(this.bySeat, 'seat'), timing_systems: counts(this.byTimingSystem, 'index') },
       recent_flashes: [...this.recent],
       scheduled: [...this.scheduled].map(([phase, s]) => ({ phase, at_epoch_ms: s.at_epoch_ms })),
       last_phase: this.lastPhase,
@@ -143,10 +178,12 @@ export class RaceLightsService {
   }
 
   /** A recorded lap: returns what became of it (the HTTP answer; the radio is not awaited). */
-  lap(ev: LapEvent): { result: 'flash' | 'merged' | 'waiting' | DropReason | IgnoreReason } {
+  lap(ev: LapEvent): { result: FlashResult | IgnoreReason } {
     const s = this.deps.settings();
     const now = this.deps.wall.now();
     this.counts.laps++;
+    countPass(this.bySeat, ev.seat, ev.lap_number, now);
+    this.listener();
     const ignore = (r: IgnoreReason): { result: IgnoreReason } => {
       this.counts.ignored[r]++;
       return { result: r };
@@ -158,7 +195,13 @@ export class RaceLightsService {
     const gate = seatGate(s, ev.seat);
     if (!gate) return ignore('unmapped');
     const color = seatColor(s, this.deps.heat(), ev.seat, ev.color);
-    return this.flash(gate, ev.seat, color, now, ev.event_epoch_ms);
+    return this.flash(
+      gate,
+      { source: 'rotorhazard', seat: ev.seat, timingSystem: null },
+      color,
+      now,
+      ev.event_epoch_ms,
+    );
   }
 
   /**
@@ -167,10 +210,12 @@ export class RaceLightsService {
    * as a lap. Index 0 (the lap loop) without its own gate uses the all-seats gate.
    */
   timingPass(ev: { index: number; color: Rgb; lap_number: number; event_epoch_ms: number | null }): {
-    result: 'flash' | 'merged' | 'waiting' | DropReason | IgnoreReason;
+    result: FlashResult | IgnoreReason;
   } {
     const s = this.deps.settings();
     this.counts.laps++;
+    countPass(this.byTimingSystem, ev.index, ev.lap_number, this.deps.wall.now());
+    this.listener();
     const ignore = (r: IgnoreReason): { result: IgnoreReason } => {
       this.counts.ignored[r]++;
       return { result: r };
@@ -180,20 +225,63 @@ export class RaceLightsService {
     const gate =
       s.timing_systems.find((t) => t.index === ev.index)?.gate ?? (ev.index === 0 ? s.all_seats_gate : null);
     if (!gate) return ignore('unmapped');
-    return this.flash(gate, NO_SEAT, ev.color, this.deps.wall.now(), ev.event_epoch_ms);
+    const origin: Origin = { source: 'fpvtrackside', seat: NO_SEAT, timingSystem: ev.index };
+    return this.flash(gate, origin, ev.color, this.deps.wall.now(), ev.event_epoch_ms);
+  }
+
+  /**
+   * The operator's Test: `gate` flashes in `color` through the same path as a pass (same
+   * effect, length, radio rules; Blackout wins the same way), even with the automatic
+   * reactions switched off. Not counted as a lap.
+   */
+  test(gate: Gate, color: Rgb): { result: FlashResult } {
+    return this.flash(
+      gate,
+      { source: 'test', seat: NO_SEAT, timingSystem: null },
+      color,
+      this.deps.wall.now(),
+      null,
+    );
+  }
+
+  /**
+   * Blackout was sent: nothing of ours may light a gate after it. Waiting passes are
+   * dropped, flash ends are due at once, and every gate's look to return to is dark (the
+   * off frames do not pass through the scene runner, so the look memory must be told).
+   */
+  blackout(): void {
+    this.blackouts++;
+    for (const w of this.pending.splice(0) as Waiting[])
+      this.drop('blackout', seatsOf(w.seats), gateLabel(w.gate), w.colors, w.firstAt, w.eventAt, w);
+    this.deps.looks.note([
+      { receiver: BROADCAST, request: { op: 'PRESET', groupId: 255, flags: 0, presetId: 0, brightness: 0 } },
+    ]);
+    for (const r of this.restores.values()) {
+      r.timer.cancel();
+      r.due = true;
+    }
+    this.pump();
   }
 
   private flash(
     gate: Gate,
-    seat: number,
+    origin: Origin,
     color: Rgb,
     now: number,
     eventAt: number | null,
-  ): { result: 'flash' | 'merged' | 'waiting' | DropReason } {
+  ): { result: FlashResult } {
     const s = this.deps.settings();
-    const ev = { seat, event_epoch_ms: eventAt };
+    const ev = { seat: origin.seat, event_epoch_ms: eventAt };
     if (this.deps.radioBacklog() > 0)
-      return this.drop('radio_busy', seatsOf([ev.seat]), gateLabel(gate), [color], now, ev.event_epoch_ms);
+      return this.drop(
+        'radio_busy',
+        seatsOf([ev.seat]),
+        gateLabel(gate),
+        [color],
+        now,
+        ev.event_epoch_ms,
+        origin,
+      );
     const frames = this.deps.planEffect(gateTarget(gate), {
       mode: s.flash.effect,
       brightness: s.flash.brightness,
@@ -202,8 +290,23 @@ export class RaceLightsService {
     const before = this.pending.find((w) => w.gateKey === gateKey);
     const outcome = addPass(this.pending, { seat: ev.seat, gateKey, color, at: now });
     if (outcome === 'overflow')
-      return this.drop('overflow', seatsOf([ev.seat]), gateLabel(gate), [color], now, ev.event_epoch_ms);
-    if (!before) Object.assign(this.pending.at(-1) as Waiting, { frames, gate, eventAt: ev.event_epoch_ms });
+      return this.drop(
+        'overflow',
+        seatsOf([ev.seat]),
+        gateLabel(gate),
+        [color],
+        now,
+        ev.event_epoch_ms,
+        origin,
+      );
+    if (!before)
+      Object.assign(this.pending.at(-1) as Waiting, {
+        frames,
+        gate,
+        eventAt: ev.event_epoch_ms,
+        source: origin.source,
+        timingSystem: origin.timingSystem,
+      });
     if (outcome === 'merged') this.counts.merged++;
     const waiting = this.inFlight; // our previous frame is on the air: this one goes next
     this.pump();
@@ -280,7 +383,8 @@ export class RaceLightsService {
     if (!body) return [];
     this.lastPhase = { phase, at_epoch_ms: this.deps.wall.now(), how };
     const look: PhaseLook = { phase, key, body: body as unknown as Record<string, unknown> };
-    void this.player.play(this.sequence(look));
+    void this.player.play(this.sequence(look)).finally(() => this.listener());
+    this.listener();
     return [phase];
   }
 
@@ -316,10 +420,13 @@ export class RaceLightsService {
     gate: string,
     colors: Rgb[],
     at: number,
-    eventAt: number | null = null,
+    eventAt: number | null,
+    origin: { source: FlashSource; timingSystem: number | null },
   ): { result: DropReason } {
     this.counts.dropped[r]++;
     this.record({
+      source: origin.source,
+      timing_system: origin.timingSystem,
       seats,
       event_epoch_ms: eventAt,
       gate,
@@ -335,6 +442,7 @@ export class RaceLightsService {
   private record(r: FlashRecord): void {
     this.recent.push(r);
     if (this.recent.length > RECENT) this.recent.shift();
+    this.listener();
   }
 
   /** Sends the next thing when the radio is ours: waiting flashes first, then due restores. */
@@ -345,11 +453,11 @@ export class RaceLightsService {
     for (;;) {
       const { batch, stale } = takeBatch(this.pending, now, wait);
       for (const b of stale as Waiting[])
-        this.drop('stale', seatsOf(b.seats), gateLabel(b.gate), b.colors, b.firstAt, b.eventAt);
+        this.drop('stale', seatsOf(b.seats), gateLabel(b.gate), b.colors, b.firstAt, b.eventAt, b);
       if (!batch) break;
       const w = batch as Waiting;
       if (this.deps.radioBacklog() > 0) {
-        this.drop('radio_busy', seatsOf(w.seats), gateLabel(w.gate), w.colors, w.firstAt, w.eventAt);
+        this.drop('radio_busy', seatsOf(w.seats), gateLabel(w.gate), w.colors, w.firstAt, w.eventAt, w);
         continue;
       }
       this.sendFlash(w, wait - (now - w.firstAt));
@@ -376,7 +484,10 @@ export class RaceLightsService {
     const [c1, c2, c3] = flashColors(w.colors);
     const frames = w.frames.map((f) => withColors(f, c1, c2, c3));
     this.inFlight = true;
+    const blackouts = this.blackouts;
     const rec: FlashRecord = {
+      source: w.source,
+      timing_system: w.timingSystem,
       seats: seatsOf(w.seats),
       event_epoch_ms: w.eventAt,
       gate: gateLabel(w.gate),
@@ -398,7 +509,9 @@ export class RaceLightsService {
         this.counts.passes_flashed += w.seats.length;
       }
       this.record(rec);
-      if (outs.some((o) => o.ok)) this.scheduleRestore(w.gateKey, w.frames, s.flash.length_ms);
+      // A Blackout while this flash was on its way: the gate goes dark at once, not after the flash.
+      const length = this.blackouts === blackouts ? s.flash.length_ms : 0;
+      if (outs.some((o) => o.ok)) this.scheduleRestore(w.gateKey, w.frames, length);
       this.inFlight = false;
       this.pump();
     });
@@ -439,6 +552,12 @@ export class RaceLightsService {
     const fields = { mode: 0, brightness: 0, color1: black, color2: black, color3: black, ...look.fields };
     return { ...net, receiver: f.receiver, request: { op: 'CONTROL', groupId, flags: look.flags, fields } };
   }
+}
+
+function countPass(m: Map<number, PassCount>, key: number, lap: number, at: number): void {
+  const c = m.get(key);
+  if (c) Object.assign(c, { passes: c.passes + 1, last_lap: lap, last_epoch_ms: at });
+  else m.set(key, { passes: 1, last_lap: lap, last_epoch_ms: at });
 }
 
 function requestGroup(r: M2NRequest): number {

@@ -18,7 +18,7 @@ export interface TargetCatalog {
 /** Timer seats the plugin's panel offers (RotorHazard's nodes 1–8 are seats 0–7). */
 export const SEATS = 8;
 
-function gateProblem(g: Gate | null, catalog: TargetCatalog): string | null {
+export function gateProblem(g: Gate | null, catalog: TargetCatalog): string | null {
   if (g === null || g.kind === 'broadcast') return null;
   if (g.kind === 'group') return catalog.groupExists(g.value) ? null : `no group ${g.value}`;
   return catalog.deviceExists(g.value) ? null : `no device ${g.value}`;

@@ -130,9 +130,17 @@ export class FpvTracksideReceiver {
     this.hello ??= h;
   }
 
+  private listener: () => void = () => {};
+
+  /** Called after the state `view()` shows changed (the UI's live stream): only when events come. */
+  onChange(fn: () => void): void {
+    this.listener = fn;
+  }
+
   /** A request with a wrong or missing token (the route answered 401). */
   unauthorized(): void {
     this.counters.unauthorized++;
+    this.listener();
   }
 
   /** A body the route has answered 200 to: queued, applied on a later tick. */
@@ -187,6 +195,7 @@ export class FpvTracksideReceiver {
     }
     if (this.queue.length > 0) setImmediate(() => this.drain());
     else this.draining = false;
+    this.listener();
   }
 
   private count(c: Counter, error?: string): void {

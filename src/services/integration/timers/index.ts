@@ -13,6 +13,8 @@ export interface Timers {
   fpvtrackside: FpvTracksideReceiver;
   /** The URL secret; made (and on disk) on first use. */
   token(): Promise<string>;
+  /** Replaces the token (on disk before it is returned); the old URL stops working. */
+  newToken(): Promise<string>;
   /** The token if one exists (a PUT before any was made can match nothing). */
   currentToken(): string | null;
   load(): Promise<void>;
@@ -30,6 +32,11 @@ export function createTimers(d: { dataDir: string; log: Logger; lights: TimerLig
   return {
     fpvtrackside,
     token: () => file.ensureToken(),
+    async newToken() {
+      const token = await file.newToken();
+      log.info({}, 'fpvtrackside token replaced: the old URL is refused from now on');
+      return token;
+    },
     currentToken: () => file.get().fpvtrackside.token,
     async load() {
       const problem = await file.load();

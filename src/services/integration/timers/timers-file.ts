@@ -65,6 +65,13 @@ export class TimersFile {
     return this.data.fpvtrackside.token as string;
   }
 
+  /** A new secret replaces the old one (on disk first): the old URL answers 401 from then on. */
+  async newToken(): Promise<string> {
+    const token = randomBytes(18).toString('base64url');
+    await this.update((d) => ({ ...d, fpvtrackside: { ...d.fpvtrackside, token } }));
+    return token;
+  }
+
   saveHello(hello: Record<string, unknown>, at: number): Promise<void> {
     return this.update((d) => ({ ...d, fpvtrackside: { ...d.fpvtrackside, hello, hello_epoch_ms: at } }));
   }

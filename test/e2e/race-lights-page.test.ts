@@ -1,0 +1,172 @@
+/**
+ * The Race lights page in the browser, on the simulator: a pass pushed by the FPVTrackside
+ * test sender shows up live (source state, pass counter, last flash) without a reload; a
+ * seat mapped to a group that does not exist is refused with the error next to that seat's
+ * gate; the fixed mapping saves (on the host); Test flashes the seat's gate. Screenshots at
+ * 1280 and 390 px (into /tmp/shots-racepage), Blackout reachable at both widths.
+ */
+import { mkdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withHost } from '../integration/harness.ts';
+import { discoverAll } from '../integration/host/helpers.ts';
+import { FpvTracksideSender } from '../fpvtrackside/sender.ts';
+import { coveredByBlackout } from './blackout-rect.ts';
+import { openBrowser, type BrowserHandle } from './browser.ts';
+
+const SHOTS = '/tmp/shots-racepage';
+const STARTBLOCK = [50, 51];
+const SECRET = 'rotorhazard-e2e-secret-0123456789';
+
+let b: BrowserHandle;
+beforeAll(async () => {
+  b = await openBrowser({ width: 1280, height: 800 });
+  await mkdir(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await b?.close();
+});
+
+type Page = BrowserHandle['page'];
+/** Every scrolling box back to its top (on a phone the app box scrolls, not the page). */
+const TO_TOP = `for (const el of [document.scrollingElement, ...document.querySelectorAll('*')])
+  if (el.scrollTop > 0) el.scrollTop = 0;`;
+type Locator = ReturnType<Page['locator']>;
+
+/** Until the element's text contains (or matches) `want`: the page updates on its own. */
+const shows = (loc: Locator, want: string | RegExp, what = String(want)) =>
+  expect
+    .poll(async () => (await loc.textContent({ timeout: 20_000 })) ?? '', { message: what, timeout: 20_000 })
+    .toMatch(want);
+const frames = (page: Page) =>
+  page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+
+async function shots(page: Page, name: string): Promise<void> {
+  for (const [w, hgt] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width: w, height: hgt });
+    await frames(page);
+    await page.evaluate(TO_TOP);
+    await frames(page);
+    await page.screenshot({ path: `${SHOTS}/${name}-${w}.png`, fullPage: false });
+    // The mapping and the phase looks further down the page, too.
+    for (const part of ['rl-mapping', 'rl-phases'] as const) {
+      await page.getByTestId(part).scrollIntoViewIfNeeded();
+      await frames(page);
+      await page.screenshot({ path: `${SHOTS}/${name}-${w}-${part}.png`, fullPage: false });
+    }
+    // Blackout stays reachable and covers nothing on this page.
+    const box = await page.getByTestId('blackout').boundingBox();
+    expect(box, `Blackout on screen at ${w} px`).not.toBeNull();
+    expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= w, `Blackout within ${w} px`).toBe(
+      true,
+    );
+    expect(await coveredByBlackout(page, 'blackout'), `${name} at ${w} px`).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+const detection = (index: number, id: number) => ({
+  detectionId: `5b0c7e2a-9d41-4f3b-8a6e-${String(id).padStart(12, '0')}`,
+  round: 1,
+  race: 3,
+  pilotName: 'Kestrel',
+  channel: { band: 'Raceband', number: 1, frequency: 5658, colorR: 255, colorG: 200, colorB: 0 },
+  timingSystemIndex: index,
+  isLapEnd: index === 0,
+  lapNumber: 2,
+  sectorIndex: index + 1,
+  raceSector: 200 + index,
+  raceTime: 26.5,
+  sectorTime: 6.8,
+  lapTimeSoFar: 14.4,
+  position: 1,
+  valid: true,
+});
+
+describe('race lights page', () => {
+  it('shows-a-pass-live-refuses-an-unknown-group-next-to-the-field-saves-and-tests-a-gate', async () => {
+    await withHost({ nodes: 3, seed: 4, integrationSecret: SECRET }, async (h) => {
+      await discoverAll(h);
+      const led = (h.host.sim?.fleet.nodes ?? []).find((n) => !STARTBLOCK.includes(n.devType));
+      expect(led).toBeDefined();
+      const gate = led?.addr as string;
+      const page = b.page;
+      await page.goto(h.url + '/race-lights');
+      await page.getByRole('heading', { name: 'Race lights', level: 1 }).waitFor();
+      // The nav entry leads here too.
+      const navLink = page
+        .getByRole('navigation', { name: 'Pages' })
+        .getByRole('link', { name: 'Race lights' });
+      expect(await navLink.getAttribute('aria-current')).toBe('page');
+      await shots(page, 'race-lights-top');
+      await page.evaluate(TO_TOP);
+      const fpvCard = page.getByTestId('rl-src-fpvtrackside');
+      await shows(fpvCard, 'not connected');
+      const url = await page.getByTestId('rl-fpv-url').inputValue();
+      expect(url).toMatch(/\/lightnet\/api\/timers\/fpvtrackside\?token=.{16,}/);
+
+      // FPVTrackside (the test sender, with the URL the page shows) sends a pass.
+      const sender = new FpvTracksideSender(url);
+      sender.start();
+      sender.send('DetectionExt', detection(1, 1));
+      await sender.idle();
+      await shows(fpvCard, 'FPVTrackside connected');
+      await shows(page.getByTestId('rl-src-fpvtrackside-last'), 'DetectionExt');
+      await shows(page.getByTestId('rl-pass-ts-1'), '1');
+      const live = page.getByTestId('rl-live');
+      await shows(live, 'Timing system 1');
+
+      // RotorHazard's plugin reports a lap for seat 3 (node 3): its card and counter follow.
+      const lap = await fetch(h.url + '/api/integration/laps', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-lightnet-integration': SECRET },
+        body: JSON.stringify({ seat: 2, lap_number: 4, color: '#00ff00' }),
+      });
+      expect(lap.status).toBe(202);
+      await shows(page.getByTestId('rl-src-rotorhazard'), 'RotorHazard connected');
+      await shows(page.getByTestId('rl-src-rotorhazard-last'), 'lap (seat 3 lap 4)');
+      await shows(page.getByTestId('rl-pass-seat-2'), /Seat 3\s*1\s*4/);
+
+      // A seat on a group that does not exist: refused, the error beside that seat's gate.
+      const seat2 = page.locator('[data-field="seat.1.gate"]');
+      await seat2.getByLabel('Seat 2: kind').selectOption('group');
+      await seat2.getByLabel('Seat 2: group number').fill('99');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await shows(seat2.locator('.field-error'), /^no group 99$/);
+      await shows(page.getByTestId('rl-form-error'), 'Seat 2 gate: no group 99');
+      await shots(page, 'race-lights-error');
+      expect(
+        (await h.get<{ settings: { seats: unknown[] } }>('/api/race-lights')).body.settings.seats,
+      ).toEqual([]);
+
+      // Fixed: the seat's own device; saved on the host.
+      await seat2.getByLabel('Seat 2: kind').selectOption('device');
+      await seat2.getByLabel('Seat 2: device address').fill(gate);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await shows(page.getByTestId('rl-savebar'), 'Saved on the host');
+      expect(await seat2.locator('.field-error').count()).toBe(0);
+      const saved = await h.get<{ settings: { seats: { seat: number; gate: unknown }[] } }>(
+        '/api/race-lights',
+      );
+      expect(saved.body.settings.seats).toEqual([
+        { seat: 1, gate: { kind: 'device', value: gate }, color: null },
+      ]);
+
+      // Test: the seat's gate flashes (white: no colour known for the seat), live in the list.
+      await seat2.getByRole('button', { name: 'Test Seat 2' }).click();
+      await expect
+        .poll(() => led?.snapshot().bri, { message: 'the gate flashes', timeout: 20_000 })
+        .toBe(255);
+      await shows(page.getByTestId('rl-flashes'), new RegExp(`Test\\s+→ device ${gate}`));
+      await shots(page, 'race-lights');
+      // The phase looks are listed from the settings (each with its look).
+      const phases = page.getByTestId('rl-phases');
+      for (const p of ['Staging', 'Start', 'Stop', 'Crash out']) await shows(phases, p);
+      // The one 400 is the refused save above (the browser logs every 4xx).
+      expect(b.errors.filter((e) => !e.includes('status of 400'))).toEqual([]);
+      expect(b.errorToasts).toEqual([]);
+    });
+  });
+});
