@@ -7,11 +7,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as z from 'zod';
-import { heatBodySchema } from '../../services/integration/index.ts';
+import { heatBodySchema, type RotorHazardSource } from '../../services/integration/index.ts';
 import { PHASES } from '../../services/integration/laps/index.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseBody } from '../validation.ts';
-import type { RotorHazardSource } from '../../services/integration/rotorhazard-source.ts';
 
 export const INTEGRATION_HEADER = 'x-lightnet-integration';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);

@@ -14,6 +14,7 @@ import { IntegrationService, type IntegrationMode } from './service.ts';
 export { IntegrationService, type IntegrationMode, type PendingStart } from './service.ts';
 export { atWallTime, type WallTimer } from './at-time.ts';
 export { heatBodySchema, heatSlots, raceChannel, type Heat, type HeatBody, type HeatSeat } from './heat.ts';
+export { RotorHazardSource, type RotorHazardCounter } from './rotorhazard-source.ts';
 
 export function createIntegration(d: {
   mode: IntegrationMode;
