@@ -13,6 +13,8 @@
  *   `CommandRefusedError` (409 held — `extra.holder` names who —, 429 rate-limited, 403
  *   switched off); nothing changes on a refusal. Then call the sender.
  * - `path.run(cmd, send)`: admit, then `send`; a `hold: 'run'` is released when `send` settles.
+ *   Senders depend on `CommandGate` (admit, run, end) only.
+ * - `sceneTargets(actions)`, `fromActionTarget(t)`: a scene's or an action's targets.
  * - `path.end(ticket)`, `path.release(source, target?)`: a source lets go (a red flag cleared).
  * - `path.blackout()`: drops every hold. `path.takeOver(target)` / `path.handBack(target)`: the
  *   operator holds a target at the take-over priority (85 by default) until handing it back.
@@ -40,6 +42,7 @@ export {
   type SourceView,
 } from './path.ts';
 export { decide, release, releaseTicket } from './decide.ts';
+export { fromActionTarget, sceneTargets } from './scene-targets.ts';
 export { overlaps, sameTarget, targetJson, targetLabel, type TargetJson } from './targets.ts';
 export {
   ALWAYS_ON,
@@ -67,6 +70,9 @@ export {
   type SourceClass,
   type Target,
 } from './types.ts';
+
+/** What a sender needs of the path (services depend on this, not on the whole service). */
+export type CommandGate = Pick<CommandPathService, 'admit' | 'run' | 'end'>;
 
 export function createCommandPath(d: {
   /** Where `command-path.json` lives; absent: settings in memory only (tests). */

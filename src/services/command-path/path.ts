@@ -173,9 +173,10 @@ export class CommandPathService {
     if (!d.ok) {
       const h = d.holder;
       const holder = this.view(h, now);
+      const via = sameTarget(h.target, d.target) ? '' : `, as part of ${targetLabel(h.target)}`;
       const error =
         `${targetLabel(d.target)}: held by ${h.source} (${h.priority}) since ` +
-        `${new Date(h.since).toISOString()} — ${src.id} (${priority}) may not change it`;
+        `${new Date(h.since).toISOString()}${via} — ${src.id} (${priority}) may not change it`;
       this.note(src, 'refused', label, cmd.action, error);
       throw new CommandRefusedError(409, error, { holder, source: src.id });
     }
