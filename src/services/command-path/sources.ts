@@ -28,7 +28,7 @@ export const BUILTIN_SOURCES: readonly SourceInfo[] = [
   {
     id: 'live',
     sourceClass: 'live',
-    label: 'Live control (Stream Deck, lighting desk)',
+    label: 'Live control',
     external: true,
     http: true,
   },
