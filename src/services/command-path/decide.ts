@@ -36,7 +36,8 @@ export function decide(table: readonly Hold[], intent: Intent): Decision {
     else kept.push(h);
   }
   const lapsed = table.filter((h) => !live(h, now));
-  if (intent.hold === 'none') return { ok: true, holds: kept, dropped, lapsed };
+  let changed = dropped.length > 0 || lapsed.length > 0;
+  if (intent.hold === 'none') return { ok: true, holds: kept, dropped, lapsed, changed };
   const mode = intent.hold;
   const expiresAt = mode === 'live' ? now + intent.liveTimeoutMs : null;
   const holds = kept.slice();
@@ -55,10 +56,11 @@ export function decide(table: readonly Hold[], intent: Intent): Decision {
       action: prev?.mode === 'until-release' ? prev.action : intent.action,
       ticket: prev?.mode === 'until-release' ? prev.ticket : intent.ticket,
     };
+    if (!prev || prev.priority !== next.priority || prev.mode !== next.mode) changed = true;
     if (i >= 0) holds[i] = next;
     else holds.push(next);
   }
-  return { ok: true, holds, dropped, lapsed };
+  return { ok: true, holds, dropped, lapsed, changed };
 }
 
 /** The table without `source`'s holds on `target` (every target of the source when absent). */

@@ -142,7 +142,8 @@ export class CommandPathService {
     if (!src) throw new ValidationError(`source: unknown command source '${cmd.source}'`);
     const now = this.deps.now();
     const targets = cmd.targets.map((t) => this.resolve(t));
-    const label = targets.length ? targets.map(targetLabel).join(', ') : 'nothing';
+    // Only a Log line or a refusal needs the words: the UI's accepted commands skip them.
+    const label = (): string => (targets.length ? targets.map(targetLabel).join(', ') : 'nothing');
     if (!this.enabled(src.id)) {
       const error = `source ${src.id} is switched off in the settings`;
       this.note(src, 'disabled', label, cmd.action, error);
@@ -180,8 +181,6 @@ export class CommandPathService {
       this.note(src, 'refused', label, cmd.action, error);
       throw new CommandRefusedError(409, error, { holder, source: src.id });
     }
-    const changed =
-      d.dropped.length > 0 || d.lapsed.length > 0 || !sameHolders(this.holds, d.holds, d.lapsed);
     this.holds = d.holds;
     for (const h of d.dropped)
       this.deps.log.info(
@@ -189,7 +188,7 @@ export class CommandPathService {
         'command path: hold taken away by a higher priority',
       );
     this.note(src, 'accepted', label, cmd.action, null);
-    if (changed) this.changed();
+    if (d.changed) this.changed();
     return { ticket, source: src, priority };
   }
 
@@ -363,14 +362,14 @@ export class CommandPathService {
   private note(
     src: SourceInfo,
     result: CommandResult,
-    target: string,
+    target: () => string,
     action: string,
     reason: string | null,
     now?: number,
   ): void {
     this.countsOf(src.id)[result]++;
     if (!src.external) return;
-    const line = { source: src.id, target, action, result, ...(reason ? { reason } : {}) };
+    const line = { source: src.id, target: target(), action, result, ...(reason ? { reason } : {}) };
     if (result === 'accepted') return this.deps.log.debug(line, 'external command');
     if (result !== 'rate_limited' || now === undefined) return this.deps.log.info(line, 'external command');
     // A flood: the first refusal of each second is written, with how many were not.
@@ -408,15 +407,4 @@ export class CommandPathService {
       Math.max(1, next - this.deps.now()),
     );
   }
-}
-
-/** Same holders (source, target, priority, mode) after a decision, lapses aside. */
-function sameHolders(a: readonly Hold[], b: readonly Hold[], lapsed: readonly Hold[]): boolean {
-  const key = (h: Hold): string => `${h.source}|${targetLabel(h.target)}|${h.priority}|${h.mode}`;
-  const left = a
-    .filter((h) => !lapsed.includes(h))
-    .map(key)
-    .sort();
-  const right = b.map(key).sort();
-  return left.length === right.length && left.every((k, i) => k === right[i]);
 }

@@ -90,6 +90,8 @@ export type Decision =
       dropped: Hold[];
       /** Live holds that had lapsed (removed as a side effect of deciding). */
       lapsed: Hold[];
+      /** Who holds what changed (a refreshed live hold alone is no change). */
+      changed: boolean;
     }
   | {
       ok: false;

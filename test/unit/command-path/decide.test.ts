@@ -104,6 +104,28 @@ describe('decide', () => {
     expect(table[0]).toMatchObject({ since: 0, expiresAt: 5500 });
   });
 
+  it('says when who-holds-what changed: a refreshed live hold is no change', () => {
+    const first = decide(
+      [],
+      intent({ source: 'osc', priority: 70, targets: [group(1)], hold: 'live', now: 0 }),
+    );
+    expect(first.ok && first.changed).toBe(true);
+    const table = take(
+      [],
+      intent({ source: 'osc', priority: 70, targets: [group(1)], hold: 'live', now: 0 }),
+    );
+    const again = decide(
+      table,
+      intent({ source: 'osc', priority: 70, targets: [group(1)], hold: 'live', now: 100 }),
+    );
+    expect(again.ok && again.changed).toBe(false);
+    const plain = decide(
+      table,
+      intent({ source: 'ui', priority: 60, targets: [group(2)], hold: 'none', now: 100 }),
+    );
+    expect(plain.ok && plain.changed).toBe(false);
+  });
+
   it('blackout over all drops every lower hold', () => {
     let table = take([], intent({ source: 'ui', priority: 85, targets: [group(1)] }));
     table = take(table, intent({ source: 'osc', priority: 70, targets: [device('AA', 2)], hold: 'live' }));
