@@ -300,6 +300,9 @@ export class CommandPathService {
    * 400 naming the field for an unknown source or switching off the operator or Blackout.
    */
   async updateSettings(p: CommandPathPatch): Promise<CommandPathSettings> {
+    const fields = ['priorities', 'take_over_priority', 'live_timeout_ms', 'rate_limit', 'sources'] as const;
+    if (!fields.some((f) => p[f] !== undefined))
+      throw new ValidationError(`body: no setting given (expected ${fields.join(', ')})`);
     for (const [id, v] of Object.entries(p.sources ?? {})) {
       if (!this.sourcesById.has(id)) throw new ValidationError(`sources.${id}: unknown command source`);
       if (ALWAYS_ON.has(id) && v.enabled === false)

@@ -213,6 +213,10 @@ describe('command path', () => {
         [{ priorities: { race: 0 } }, /^priorities\.race: /],
         [{ live_timeout_ms: 'x' }, /^live_timeout_ms: /],
         [{ colour: 1 }, /^colour: |^body: /],
+        [
+          {},
+          /^body: no setting given \(expected priorities, take_over_priority, live_timeout_ms, rate_limit, sources\)$/,
+        ],
       ];
       for (const [body, re] of bad) {
         const r = await h.patch('/api/control/settings', body);
