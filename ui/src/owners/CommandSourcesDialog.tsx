@@ -50,7 +50,9 @@ export function CommandSourcesDialog({ onClose }: { onClose: () => void }) {
               <th>Source</th>
               <th>On</th>
               <th>Priority</th>
-              <th title="accepted / refused / rate-limited">Commands</th>
+              <th title="Commands accepted / refused (held, switched off) / over the rate limit">
+                Sent / refused / limited
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -91,7 +93,7 @@ export function CommandSourcesDialog({ onClose }: { onClose: () => void }) {
                     />
                   </td>
                   <td class="muted">
-                    {s.counts.accepted} / {s.counts.refused} / {s.counts.rate_limited}
+                    {s.counts.accepted} / {s.counts.refused + s.counts.disabled} / {s.counts.rate_limited}
                   </td>
                 </tr>
               );
