@@ -29,6 +29,7 @@ import type { StartblockSlot } from '../domain/scenes/types.ts';
 import { createOta } from '../services/ota/index.ts';
 import { createScenes } from '../services/scenes/index.ts';
 import { BlackoutService } from '../services/race/index.ts';
+import { createCommandPath } from '../services/command-path/index.ts';
 import { createConsoleSettings } from '../services/console/index.ts';
 import { createSpecials } from '../services/specials/index.ts';
 import { createWifi, processRunner } from '../services/wifi/index.ts';
@@ -130,6 +131,12 @@ async function startOn(
     registry,
     log: log.child({ mod: 'networks' }),
   });
+  // Every light command is decided here first (issue 37); live timeouts run on wall time.
+  const commandPath = createCommandPath({
+    dataDir,
+    log,
+    groupOf: (addr) => registry.find(addr)?.groupId ?? null,
+  });
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: dataDir, store, bus, clock, log });
   // The integration is built after the scenes it drives; they read its heat lazily.
@@ -156,6 +163,7 @@ async function startOn(
     driver,
     sceneDispatch: scenes.sceneDispatch,
     router,
+    commandPath,
   });
   const raceLights = createRaceLights({
     dataDir,
@@ -164,6 +172,7 @@ async function startOn(
     sceneDispatch: scenes.sceneDispatch,
     integration,
     looks,
+    commandPath,
     catalog: {
       groupExists: (id) => store.state.groups.some((g) => g.id === id),
       deviceExists: (addr) => store.state.devices.some((x) => x.addr === addr),
@@ -271,6 +280,7 @@ async function startOn(
       note: (ev) => master.note(ev),
     }),
     consoleSettings: createConsoleSettings({ store, log }),
+    commandPath,
     networks,
     gatewayScan: createGatewayScanner({
       radio,
@@ -292,6 +302,10 @@ async function startOn(
     }),
   };
   const unsubs = wireEvents(svc);
+  unsubs.push(
+    commandPath.subscribe((v) => bus.emit('owners', v)),
+    () => commandPath.stop(),
+  );
   unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
   // A forgotten device: its history goes, the scenes naming it are reported, and a simulated
   // left-over that was forgotten is no longer one.
@@ -362,6 +376,7 @@ async function startOn(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await raceLights.settings.load();
+  await commandPath.load();
   await timers.load();
   await svc.ota.recover();
   unsubs.push(registry.attach(), history.attach(), networks.attach(), svc.rfMoves.attach());

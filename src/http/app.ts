@@ -42,6 +42,7 @@ import { integrationRoutes } from './routes/integration.ts';
 import { raceLightsRoutes } from './routes/race-lights.ts';
 import { timerRoutes } from './routes/timers.ts';
 import { raceRoutes } from './routes/race.ts';
+import { commandPathRoutes } from './routes/command-path.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { networksRoutes } from './routes/networks.ts';
 import { rfMovesRoutes } from './routes/rf-moves.ts';
@@ -206,6 +207,7 @@ export async function buildApp(
       await api.register(otaRoutes(svc));
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
       await api.register(raceRoutes(svc));
+      await api.register(commandPathRoutes(svc));
       await api.register(raceLightsRoutes(svc));
       await api.register(timerRoutes(svc));
       await api.register(consoleRoutes(svc));

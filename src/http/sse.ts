@@ -87,6 +87,8 @@ export class SseHub {
       // Not in the contract: only the web UI's streams (`?console=1`) get it.
       bus.on('networks', (p) => this.broadcast('networks', p, (s) => s.console)),
       bus.on('race_lights', (c) => this.queueRaceLights(c.what)),
+      // Not in the contract either: the owners strip of the web UI.
+      bus.on('owners', (p) => this.broadcast('owners', p, (s) => s.console)),
     );
   }
 

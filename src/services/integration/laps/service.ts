@@ -42,6 +42,11 @@ export interface RaceLightsDeps {
   heat(): Heat | null;
   /** Frames of a native effect to a target, planned as a scene action would be. */
   planEffect(target: SceneTarget, params: { mode: number; brightness: number }): Frame[];
+  /**
+   * Asks the command path whether `source` may flash `target` now: null when it may, else
+   * why not (a higher source holds the gate). Absent: every flash may.
+   */
+  admit?(target: SceneTarget, source: string): string | null;
   /** Hands one lap frame to the driver (interactive, dropped after `deadlineMs` unsent). */
   send(frame: Frame, deadlineMs: number): Promise<TxOutcome>;
   /** Frames waiting in the driver's queue (other traffic): a pass meeting any is dropped. */
@@ -71,7 +76,7 @@ export interface PhaseEvent extends StageTimes {
   force: boolean;
 }
 
-type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent' | 'blackout';
+type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent' | 'blackout' | 'held';
 /** Who asked for a flash: a timer's pass, or the operator's Test button. */
 export type FlashSource = 'rotorhazard' | 'fpvtrackside' | 'test';
 export type FlashResult = 'flash' | 'merged' | 'waiting' | DropReason;
@@ -139,7 +144,10 @@ export class RaceLightsService {
     flashes_sent: 0,
     passes_flashed: 0,
     merged: 0,
-    dropped: { radio_busy: 0, stale: 0, overflow: 0, not_sent: 0, blackout: 0 } as Record<DropReason, number>,
+    dropped: { radio_busy: 0, stale: 0, overflow: 0, not_sent: 0, blackout: 0, held: 0 } as Record<
+      DropReason,
+      number
+    >,
     ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0 } as Record<IgnoreReason, number>,
   };
   private readonly recent: FlashRecord[] = [];
@@ -282,6 +290,21 @@ export class RaceLightsService {
         ev.event_epoch_ms,
         origin,
       );
+    // A gate the operator took over (or a red flag holds) does not flash: dropped, with why.
+    // The operator's own Test button speaks as the operator.
+    const refused =
+      this.deps.admit?.(gateTarget(gate), origin.source === 'test' ? 'ui' : origin.source) ?? null;
+    if (refused !== null)
+      return this.drop(
+        'held',
+        seatsOf([ev.seat]),
+        gateLabel(gate),
+        [color],
+        now,
+        ev.event_epoch_ms,
+        origin,
+        refused,
+      );
     const frames = this.deps.planEffect(gateTarget(gate), {
       mode: s.flash.effect,
       brightness: s.flash.brightness,
@@ -314,7 +337,10 @@ export class RaceLightsService {
   }
 
   /** A race phase (or `stage`, which carries the announced staging and start times). */
-  phase(ev: PhaseEvent): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
+  phase(
+    ev: PhaseEvent,
+    source = 'rotorhazard',
+  ): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
     const s = this.deps.settings();
     if (!s.enabled && !ev.force) return { ran: [], scheduled: [] };
     const now = this.deps.wall.now();
@@ -332,14 +358,14 @@ export class RaceLightsService {
             : planned;
         const timer = atWallTime(this.deps.wall, m.at_epoch_ms, () => {
           this.scheduled.delete(m.phase);
-          this.runPhase(m.phase, 'scheduled');
+          this.runPhase(m.phase, 'scheduled', source);
         });
         this.scheduled.set(m.phase, { at_epoch_ms: m.at_epoch_ms, timer });
         if (m.phase === 'start') this.lastScheduledStart = m.at_epoch_ms;
         scheduled.push(m);
       }
       // No announced staging moment: staging is now.
-      const ran = plan.some((m) => m.phase === 'staging') ? [] : this.runPhase('staging', 'event');
+      const ran = plan.some((m) => m.phase === 'staging') ? [] : this.runPhase('staging', 'event', source);
       return { ran, scheduled };
     }
     if (ev.phase === 'start' && this.lastScheduledStart !== null) {
@@ -348,19 +374,18 @@ export class RaceLightsService {
       if (started) return { ran: [], scheduled: [] }; // the schedule ran (or runs) it on time
     }
     if (ev.phase === 'stop') this.cancelScheduled();
-    return { ran: this.runPhase(ev.phase, 'event', { seat: ev.seat, color: ev.color }), scheduled: [] };
+    return {
+      ran: this.runPhase(ev.phase, 'event', source, { seat: ev.seat, color: ev.color }),
+      scheduled: [],
+    };
   }
 
   /** A second timer's race phase (FPVTrackside): the same looks, through the same player. */
   timerPhase(phase: Phase, color: string | null): string[] {
-    return this.phase({
-      phase,
-      staging_epoch_ms: null,
-      start_epoch_ms: null,
-      seat: null,
-      color,
-      force: false,
-    }).ran;
+    return this.phase(
+      { phase, staging_epoch_ms: null, start_epoch_ms: null, seat: null, color, force: false },
+      'fpvtrackside',
+    ).ran;
   }
 
   /** Race aborted: nothing scheduled may still fire. */
@@ -373,6 +398,7 @@ export class RaceLightsService {
   private runPhase(
     phase: Phase,
     how: string,
+    source: string,
     winner: { seat: number | null; color: string | null } | null = null,
   ): string[] {
     const s = this.deps.settings();
@@ -382,7 +408,7 @@ export class RaceLightsService {
     const body = p.scene ? {} : builtinLook(phase, s, this.deps.heat(), winner);
     if (!body) return [];
     this.lastPhase = { phase, at_epoch_ms: this.deps.wall.now(), how };
-    const look: PhaseLook = { phase, key, body: body as unknown as Record<string, unknown> };
+    const look: PhaseLook = { phase, key, body: body as unknown as Record<string, unknown>, source };
     void this.player.play(this.sequence(look)).finally(() => this.listener());
     this.listener();
     return [phase];
@@ -422,6 +448,7 @@ export class RaceLightsService {
     at: number,
     eventAt: number | null,
     origin: { source: FlashSource; timingSystem: number | null },
+    detail: string | null = null,
   ): { result: DropReason } {
     this.counts.dropped[r]++;
     this.record({
@@ -434,7 +461,7 @@ export class RaceLightsService {
       received_epoch_ms: at,
       sent_epoch_ms: null,
       ok: false,
-      error: r,
+      error: detail ? `${r}: ${detail}` : r,
     });
     return { result: r };
   }
