@@ -7,7 +7,6 @@ import { TypedEmitter } from './util/typed-emitter.ts';
 import type { GatewaySnapshot, MasterSnapshot } from './gateway/types.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-types.ts';
-import type { OwnersView } from './services/command-path/index.ts';
 
 /** What started a field-recovery episode (services/devices/recovery/recovery.ts). */
 export type RecoveryTrigger =
@@ -72,8 +71,6 @@ export interface AppEvents extends Record<string, unknown> {
   /** A gateway was bound, released, went missing, came back (at most 4 a second). */
   networks: NetworksEvent;
   race_lights: RaceLightsChange;
-  /** Who holds which target changed (command path): the owners view as it is now. */
-  owners: OwnersView;
 }
 
 export class EventBus extends TypedEmitter<AppEvents> {}

@@ -96,3 +96,12 @@ export function createCommandPath(d: {
     ...(d.dataDir ? { file: new CommandPathFile(d.dataDir) } : {}),
   });
 }
+
+// The bus is a floor below the services: the command path adds its own event to it
+// (declaration merging) rather than the bus importing a service's types.
+declare module '../../events.ts' {
+  interface AppEvents {
+    /** Who holds which target changed (command path): the owners view as it is now. */
+    owners: import('./path.ts').OwnersView;
+  }
+}
