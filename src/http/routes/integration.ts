@@ -40,7 +40,21 @@ const phaseSchema = z.object({
   seat: z.number().int().min(0).max(63).nullable().default(null),
   color: hexColor.nullable().default(null),
   force: z.boolean().default(false),
+  staging_monotonic_s: z.number().nonnegative().nullable().default(null),
+  start_monotonic_s: z.number().nonnegative().nullable().default(null),
+  staging_tones: z.number().int().min(0).max(1000).nullable().default(null),
 });
+const toneSchema = z
+  .object({
+    tone_index: z.number().int().min(0).max(1000),
+    tones_remaining: z.number().int().min(0).max(1000),
+    at_monotonic_s: z.number().nonnegative().nullable().default(null),
+    at_epoch_ms: z.number().positive().nullable().default(null),
+  })
+  .refine((b) => b.at_monotonic_s !== null || b.at_epoch_ms !== null, {
+    message: 'at_monotonic_s or at_epoch_ms is required',
+    path: ['at_monotonic_s'],
+  });
 
 interface KeyParams {
   key: string;
@@ -99,14 +113,19 @@ export const integrationRoutes =
       });
       priv.post('/integration/race/cancel', async (req) => {
         const b = parseBody(cancelSchema, req.body);
-        lights.cancelScheduled();
-        return { ok: true, cancelled: integ.cancelStart(b.reason) };
+        const countdown = lights.cancelRace(b.reason);
+        return { ok: true, cancelled: integ.cancelStart(b.reason) || countdown };
       });
       // A recorded lap: answered at once (202: accepted, not yet on the air); the flash
       // goes out on the radio's terms, `result` says what became of it so far.
       priv.post('/integration/laps', async (req, reply) => {
         const b = parseBody(lapSchema, req.body);
         return reply.code(202).send({ ok: true, ...lights.lap(b) });
+      });
+      // A staging tone announced ahead of its moment: the countdown steps on it (202).
+      priv.post('/integration/race/tone', async (req, reply) => {
+        const b = parseBody(toneSchema, req.body);
+        return reply.code(202).send({ ok: true, ...lights.tone(b) });
       });
       // A phase look starts (or is scheduled) without waiting for the radio: 202 too.
       priv.post('/integration/race/phase', async (req, reply) => {
