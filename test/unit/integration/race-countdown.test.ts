@@ -183,6 +183,22 @@ describe('countdown scheduler', () => {
     expect(r.syncs().map((s) => s.at - t0)).toEqual([920, 1915, 2890]);
   });
 
+  it('a tone announced before its stage event arrived keeps its time in the stage plan', async () => {
+    const r = rig({ lead: 10 });
+    const t0 = r.now();
+    r.cd.tone({ index: 0, remaining: 2, at: t0 + 905 }, 'test', r.restoreFrames);
+    r.cd.start(stagedSteps({ stagingAt: t0 + 900, startAt: t0 + 3900, tones: 3 }), 'test', r.restoreFrames);
+    await r.runTo(t0 + 4000);
+    expect(r.syncs().map((s) => s.at - t0)).toEqual([895, 1890, 2890, 3890]);
+    const steps = r.cd.view().steps;
+    expect(steps.map((s) => [s.step, s.state, s.announced])).toEqual([
+      ['tone', 'shown', true],
+      ['tone', 'shown', false],
+      ['last_tone', 'shown', false],
+      ['go', 'shown', false],
+    ]);
+  });
+
   it('abort after the second tone: no more triggers, no GO, the gates put back at once', async () => {
     const r = rig();
     const t0 = r.now();

@@ -64,6 +64,8 @@ export interface StepRecord {
   sent_epoch_ms: number | null;
   state: StepState;
   error: string | null;
+  /** The timer announced this tone itself (RotorHazard 4.4.1-dev); false: derived from the stage. */
+  announced: boolean;
 }
 
 interface Run {
@@ -113,12 +115,28 @@ export class Countdown {
    * one takes the gates). `restore`: the gates' look before the countdown.
    */
   start(steps: readonly Step[], source: string, restore: CountdownFrame[]): void {
-    this.end(this.run, 'replaced', false);
+    // A tone announced before its stage event got here (they leave RotorHazard 2 ms apart
+    // and travel separately): its own time is kept in the stage's plan.
+    const old = this.run;
+    let planned = [...steps];
+    if (old && !old.dead && !old.steps.some((s) => s.kind === 'go')) {
+      for (const s of old.steps) {
+        const rec = old.records.get(s);
+        if (s.tone === null || !rec?.announced || (rec.state !== 'waiting' && rec.state !== 'armed'))
+          continue;
+        planned = withTone(planned, { index: s.tone, remaining: s.kind === 'last_tone' ? 0 : 1, at: s.at });
+        const i = this.recent.indexOf(rec);
+        if (i >= 0) this.recent.splice(i, 1);
+        old.records.delete(s);
+      }
+    }
+    this.end(old, 'replaced', false);
+    const carried = new Set(planned.filter((s) => !steps.includes(s)));
     const sync = this.deps.syncFrames();
     const run: Run = {
       id: this.nextId++,
       source,
-      steps: [...steps].sort((a, b) => a.at - b.at),
+      steps: planned.sort((a, b) => a.at - b.at),
       records: new Map(),
       dead: false,
       cancelsAtStart: this.deps.cancels(),
@@ -128,7 +146,7 @@ export class Countdown {
       restore,
       armedOnNodes: false,
     };
-    for (const s of run.steps) this.record(run, s);
+    for (const s of run.steps) this.record(run, s).announced = carried.has(s);
     this.run = run;
     this.deps.log.info(
       { source, steps: run.steps.map((s) => ({ step: s.kind, tone: s.tone, at: Math.round(s.at) })) },
@@ -146,6 +164,8 @@ export class Countdown {
     const run = this.run;
     if (!run || run.dead) {
       this.start(withTone([], t), source, restore);
+      const rec = this.recent.at(-1);
+      if (rec) rec.announced = true;
       return;
     }
     const kind: StepKind = t.remaining === 0 ? 'last_tone' : 'tone';
@@ -157,14 +177,14 @@ export class Countdown {
       // Steps are changed in place: the drive loop holds them.
       step.at = t.at;
       step.kind = kind;
-      if (rec) this.record(run, step, rec);
+      if (rec) this.record(run, step, rec).announced = true;
       if (run.waiting?.step === step) run.waiting.retime();
     } else {
       step = { kind, tone: t.index, at: t.at };
       let i = run.steps.findIndex((s, k) => k > run.cursor && s.at > t.at);
       if (i < 0) i = run.steps.length;
       run.steps.splice(Math.max(i, run.cursor + 1), 0, step);
-      this.record(run, step);
+      this.record(run, step).announced = true;
     }
     // Only one last tone: the timer's word wins over a derivation.
     if (kind === 'last_tone')
@@ -207,6 +227,7 @@ export class Countdown {
       sent_epoch_ms: null,
       state: 'waiting',
       error: null,
+      announced: false,
     };
     rec.step = s.kind;
     rec.due_epoch_ms = Math.round(s.at);
