@@ -16,6 +16,8 @@ import {
   stagedSteps,
   withTone,
 } from '../../../src/services/integration/laps/countdown-plan.ts';
+import { raceLightsSchema } from '../../../src/services/integration/laps/settings.ts';
+import { checkTargets } from '../../../src/services/integration/laps/targets.ts';
 
 describe('countdown arithmetic', () => {
   it('tones a second apart from the staging instant, the last marked, GO at the start', () => {
@@ -279,5 +281,35 @@ describe('countdown scheduler', () => {
     await r.runTo(t0 + 1100);
     expect(r.syncs().map((s) => s.at - t0)).toEqual([980]);
     expect(r.cd.view().steps[0]).toMatchObject({ state: 'not_shown', error: 'late' });
+  });
+});
+
+describe('countdown looks in the settings', () => {
+  const catalog = {
+    groupExists: () => true,
+    deviceExists: () => true,
+    sceneExists: (k: string) => k === 'lights' || k === 'mixed',
+    sceneArmable: (k: string) => k === 'lights',
+  };
+  it('are phases like the others: on by default, the race-scheduled look off', () => {
+    const d = raceLightsSchema.parse({});
+    expect(d.phases).toMatchObject({
+      tone: { enabled: true, scene: null },
+      last_tone: { enabled: true, scene: null },
+      go: { enabled: true, scene: null },
+      pilot_done: { enabled: true, scene: null },
+      scheduled: { enabled: false, scene: null },
+    });
+  });
+  it('a bound scene must be native effects only (it is armed ahead), named in the error', () => {
+    const ok = raceLightsSchema.parse({ phases: { go: { enabled: true, scene: 'lights' } } });
+    expect(() => checkTargets(ok, catalog)).not.toThrow();
+    const bad = raceLightsSchema.parse({ phases: { tone: { enabled: true, scene: 'mixed' } } });
+    expect(() => checkTargets(bad, catalog)).toThrow(
+      /^phases\.tone\.scene: scene mixed cannot be a countdown look/,
+    );
+    // Other phases may bind any scene.
+    const other = raceLightsSchema.parse({ phases: { stop: { enabled: true, scene: 'mixed' } } });
+    expect(() => checkTargets(other, catalog)).not.toThrow();
   });
 });
