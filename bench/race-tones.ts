@@ -9,6 +9,7 @@
  *   4.4.1-dev: the real RotorHazard 4.4.1-dev + plugin (RACE_STAGE_TONE)
  *
  *   LIGHTNET_ROTORHAZARD=../shared/tools/rotorhazard.sh npm run bench:race-tones -- [--races 5]
+ *     [--runs sim,4.4.0,4.4.1-dev]
  *
  * Prints p50/p95/max of |skew| for tones and GO; asserts nothing. Without
  * LIGHTNET_ROTORHAZARD the RotorHazard runs are skipped (said so). Ports 6850..6851.
@@ -22,6 +23,11 @@ import { SocketIoClient } from '../test/e2e/rotorhazard/socketio.ts';
 
 const arg = process.argv.indexOf('--races');
 const RACES = arg > 0 ? Number(process.argv[arg + 1]) : 5;
+const runsArg = process.argv.indexOf('--runs');
+/** Which runs: `sim`, `4.4.0`, `4.4.1-dev` (comma-separated; default all). */
+const RUNS = new Set(
+  runsArg > 0 ? (process.argv[runsArg + 1] ?? '').split(',') : ['sim', '4.4.0', '4.4.1-dev'],
+);
 const SECRET = 'race-tones-bench-secret-0123456789';
 
 const monoS = (): number => Number(process.hrtime.bigint()) / 1e9;
@@ -157,12 +163,12 @@ function print(rows: Row[]): void {
 }
 
 async function main(): Promise<void> {
-  const rows: Row[] = [await simRun()];
+  const rows: Row[] = RUNS.has('sim') ? [await simRun()] : [];
   if (!rotorhazardAvailable()) {
     console.log('RotorHazard runs skipped: set LIGHTNET_ROTORHAZARD to tools/rotorhazard.sh');
   } else {
-    rows.push(await rhRun('4.4.0', 6850));
-    rows.push(await rhRun('4.4.1-dev', 6851));
+    if (RUNS.has('4.4.0')) rows.push(await rhRun('4.4.0', 6850));
+    if (RUNS.has('4.4.1-dev')) rows.push(await rhRun('4.4.1-dev', 6851));
   }
   print(rows);
 }

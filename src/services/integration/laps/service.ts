@@ -170,9 +170,21 @@ export class RaceLightsService {
   private done: { look: PhaseLook; shown: boolean }[] = [];
 
   private readonly countdown: Countdown | null;
+  private ownCancels = 0;
 
   constructor(private readonly deps: RaceLightsDeps) {
-    this.player = new PhaseLookPlayer({ runner: deps.runner, log: deps.log, now: () => deps.wall.now() });
+    // The player cancels its own look when a later phase takes over: those cancels are
+    // ours, not Blackout's, and must not end a countdown.
+    const runner: LookRunner = {
+      run: (key, body) => deps.runner.run(key, body),
+      running: () => deps.runner.running(),
+      cancels: () => deps.runner.cancels(),
+      cancel: () => {
+        this.ownCancels++;
+        deps.runner.cancel();
+      },
+    };
+    this.player = new PhaseLookPlayer({ runner, log: deps.log, now: () => deps.wall.now() });
     const radio = deps.countdown;
     this.countdown = radio
       ? new Countdown({
@@ -184,7 +196,7 @@ export class RaceLightsService {
           holdBulk: (frames) => radio.holdBulk(frames),
           leadMs: () => radio.leadMs(),
           foreignScene: () => this.foreignScene(),
-          cancels: () => deps.runner.cancels(),
+          cancels: () => deps.runner.cancels() - this.ownCancels,
           shown: (frames) => deps.looks.note(frames),
         })
       : null;
