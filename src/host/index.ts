@@ -177,6 +177,8 @@ async function startOn(
       groupExists: (id) => store.state.groups.some((g) => g.id === id),
       deviceExists: (addr) => store.state.devices.some((x) => x.addr === addr),
       sceneExists: (key) => scenes.scenes.lookup(key) !== undefined,
+      sceneArmable: (key) =>
+        scenes.scenes.lookup(key)?.actions.every((a) => a.kind === 'native_effect') ?? false,
     },
     router,
   });

@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 # A flash that cannot reach the host within this is of no use any more.
 LAP_TIMEOUT = (0.2, 1.0)
+# 4.4.0 stages a scheduled race 18 ms after its schedule-cancel event: look after this long.
+SCHEDULE_CANCEL_SETTLE_S = 0.2
 PHASES = ('staging', 'start', 'finish', 'win', 'stop', 'heat_change')
 PHASE_LABELS = {
     'staging': 'Staging', 'start': 'Start', 'finish': 'Finish (time up)', 'win': 'Winner (winner\'s colour)',
@@ -65,6 +67,10 @@ def lap_body(args, force=False):
         'event_epoch_ms': time.time() * 1000,
         'force': force,
     }
+
+
+def _seconds(v):
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def win_fields(args):
@@ -175,6 +181,14 @@ class RaceLights:
               name='lightnet_phase_win')
         ev.on(Evt.RACE_STOP, lambda a: self.post_phase('stop'), priority=150, name='lightnet_phase_stop')
         ev.on(Evt.HEAT_SET, self.on_heat_set, priority=160, name='lightnet_phase_heat')
+        ev.on(Evt.RACE_PILOT_DONE, self.on_pilot_done, priority=150, name='lightnet_phase_pilot_done')
+        ev.on(Evt.RACE_SCHEDULE, self.on_schedule, priority=150, name='lightnet_phase_scheduled')
+        ev.on(Evt.RACE_SCHEDULE_CANCEL, self.on_schedule_cancel, priority=150, name='lightnet_schedule_cancel')
+        # RotorHazard 4.4.1-dev announces each staging tone SYNC_LEADTIME_SECS ahead; 4.4.0 has
+        # no such event (the host derives the tones from the stage event).
+        tone = getattr(Evt, 'RACE_STAGE_TONE', None)
+        if tone:
+            ev.on(tone, self.on_tone, priority=150, name='lightnet_stage_tone')
 
     def on_lap(self, args, force=False):
         try:
@@ -185,10 +199,49 @@ class RaceLights:
             logger.warning('Lightnet: lap not forwarded: %s', ex)
 
     def on_stage(self, args):
-        """Staging announces its moments: the host schedules staging and start on them."""
+        """Staging announces its moments: the host schedules staging, the countdown's tones
+        and GO on them. The monotonic moments are RotorHazard's own clock, which the host
+        on this machine reads too; the epoch fields (through an offset fixed at RotorHazard's
+        start) are the fallback."""
         self.sender.warm()
+        tones = args.get('staging_tones')
         self.post_phase('stage', staging_epoch_ms=args.get('server_staging_epoch_ms'),
-                        start_epoch_ms=args.get('server_start_epoch_ms'))
+                        start_epoch_ms=args.get('server_start_epoch_ms'),
+                        staging_monotonic_s=_seconds(args.get('pi_staging_at_s')),
+                        start_monotonic_s=_seconds(args.get('pi_starts_at_s')),
+                        staging_tones=int(tones) if isinstance(tones, (int, float)) else None)
+
+    def on_tone(self, args):
+        """A staging tone, announced SYNC_LEADTIME_SECS before it sounds (4.4.1-dev)."""
+        at = _seconds(args.get('scheduled_at_monotonic'))
+        if at is None or args.get('tone_index') is None:
+            return
+        body = {'tone_index': int(args.get('tone_index')), 'tones_remaining': int(args.get('tones_remaining') or 0),
+                'at_monotonic_s': at, 'at_epoch_ms': time.time() * 1000 + (at - time.monotonic()) * 1000}
+        try:
+            self.client.post('/api/integration/race/tone', body, integration=True)
+        except HostError as ex:
+            logger.debug('Lightnet: stage tone not delivered: %s', ex)
+
+    def on_pilot_done(self, args):
+        seat = args.get('node_index')
+        if isinstance(seat, int) and seat >= 0:
+            self.post_phase('pilot_done', **win_fields(args))
+
+    def on_schedule(self, _args):
+        self.post_phase('scheduled')
+
+    def on_schedule_cancel(self, _args):
+        """A schedule cancelled by the operator clears its look. RotorHazard 4.4.0 also sends
+        this right before staging a scheduled race (timers reference §1.8): a race that is
+        staging a moment later was not cancelled."""
+        gevent.sleep(SCHEDULE_CANCEL_SETTLE_S)
+        if self.rhapi.race.status in (1, 3):  # RACING, STAGING
+            return
+        try:
+            self.client.post('/api/integration/race/cancel', {'reason': 'schedule cancelled'}, integration=True)
+        except HostError as ex:
+            logger.debug('Lightnet: schedule cancel not delivered: %s', ex)
 
     def on_heat_set(self, _args):
         # The heat-change look shows the new heat's seat colours: the heat goes first.

@@ -40,7 +40,21 @@ const phaseSchema = z.object({
   seat: z.number().int().min(0).max(63).nullable().default(null),
   color: hexColor.nullable().default(null),
   force: z.boolean().default(false),
+  staging_monotonic_s: z.number().nonnegative().nullable().default(null),
+  start_monotonic_s: z.number().nonnegative().nullable().default(null),
+  staging_tones: z.number().int().min(0).max(1000).nullable().default(null),
 });
+const toneSchema = z
+  .object({
+    tone_index: z.number().int().min(0).max(1000),
+    tones_remaining: z.number().int().min(0).max(1000),
+    at_monotonic_s: z.number().nonnegative().nullable().default(null),
+    at_epoch_ms: z.number().positive().nullable().default(null),
+  })
+  .refine((b) => b.at_monotonic_s !== null || b.at_epoch_ms !== null, {
+    message: 'at_monotonic_s or at_epoch_ms is required',
+    path: ['at_monotonic_s'],
+  });
 
 /**
  * The body parsed, or the refusal counted on the source (the operator's Race lights page
@@ -117,9 +131,9 @@ export const integrationRoutes =
       });
       priv.post('/integration/race/cancel', async (req) => {
         const b = parseBody(cancelSchema, req.body);
-        lights.cancelScheduled();
+        const countdown = lights.cancelRace(b.reason);
         source.heard('race cancel', b.reason);
-        return { ok: true, cancelled: integ.cancelStart(b.reason) };
+        return { ok: true, cancelled: integ.cancelStart(b.reason) || countdown };
       });
       // A recorded lap: answered at once (202: accepted, not yet on the air); the flash
       // goes out on the radio's terms, `result` says what became of it so far.
@@ -129,6 +143,13 @@ export const integrationRoutes =
         const r = lights.lap(b);
         // Shown to operators: seats as RotorHazard's panel numbers them (1–8).
         source.heard('lap', `seat ${b.seat + 1} lap ${b.lap_number}`);
+        return reply.code(202).send({ ok: true, ...r });
+      });
+      // A staging tone announced ahead of its moment: the countdown steps on it (202).
+      priv.post('/integration/race/tone', async (req, reply) => {
+        const b = parseCounted(source, toneSchema, req.body);
+        const r = lights.tone(b);
+        source.heard('tone', `${b.tones_remaining} to go`);
         return reply.code(202).send({ ok: true, ...r });
       });
       // A phase look starts (or is scheduled) without waiting for the radio: 202 too.

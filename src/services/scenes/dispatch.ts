@@ -173,6 +173,24 @@ export class SceneDispatchService {
     return plan.flatMap((a) => a.frames);
   }
 
+  /**
+   * The frames of a look made only of native effects (a stored scene, or a draft's actions),
+   * every one armed (ARM_ON_SYNC): sent ahead, shown by the next trigger SYNC. For callers
+   * that must change several gates at one instant (the race countdown). A look with any
+   * other kind of action cannot be armed: ValidationError.
+   */
+  planArmed(look: string | readonly unknown[]): PlannedFrame[] {
+    const stored = typeof look === 'string' ? this.deps.scenes.lookup(look) : undefined;
+    if (typeof look === 'string' && !stored) throw new NotFoundError('scene_not_found');
+    const actions = stored ? stored.actions : this.deps.scenes.validateActions(look);
+    const armed = actions.map((a, i) => {
+      if (a.kind !== 'native_effect')
+        throw new ValidationError(`actions[${i}].kind: only native effects can be armed (got ${a.kind})`);
+      return { ...a, flags_override: { ...a.flags_override, arm_on_sync: true } };
+    });
+    return planScene(armed, this.planContext(true, stored?.networks ?? null)).flatMap((a) => a.frames);
+  }
+
   cancel(): { cancelled: boolean; scene: string | null } {
     return this.deps.runner.cancel();
   }

@@ -70,6 +70,8 @@ export async function startRig(o: {
   port: number;
   nodes?: number;
   seed?: number;
+  /** The vendored RotorHazard to run (rotorhazard.sh --version); default 4.4.0. */
+  version?: '4.4.0' | '4.4.1-dev';
   /** Runs with RotorHazard's data folder before RotorHazard starts (e.g. to pre-lock the plugin's). */
   beforeStart?: (rhData: string) => Promise<void>;
 }): Promise<Rig> {
@@ -101,7 +103,9 @@ export async function startRig(o: {
     }),
   );
   await o.beforeStart?.(data);
-  const rh = spawn('bash', [RH_LAUNCHER, '--data', data, '--port', String(o.port), '--plugin', PLUGIN_DIR], {
+  const args = [RH_LAUNCHER, '--data', data, '--port', String(o.port), '--plugin', PLUGIN_DIR];
+  if (o.version) args.push('--version', o.version);
+  const rh = spawn('bash', args, {
     env: { ...process.env, LIGHTNET_GATEWAY: `tcp:127.0.0.1:${relayPort}`, LIGHTNET_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

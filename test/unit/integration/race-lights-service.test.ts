@@ -377,4 +377,45 @@ describe('race lights radio discipline', () => {
       expect(states(f)).toEqual(['win:shown', 'stop:cancelled', 'win:cancelled']);
     });
   });
+
+  describe('pilot done, race scheduled', () => {
+    const ph = (phase: string, extra: Record<string, unknown> = {}) =>
+      ({ phase, seat: null, color: null, force: false, ...extra }) as Parameters<
+        RaceLightsService['phase']
+      >[0];
+    const OWN = {
+      all_seats_gate: { kind: 'group', value: 1 },
+      seats: [
+        { seat: 0, gate: { kind: 'device', value: 'AAAAAA' } },
+        { seat: 1, gate: { kind: 'device', value: 'BBBBBB' } },
+      ],
+    };
+
+    it("a pilot done shows on that seat's own gate only; two together both go out, the first before the second", async () => {
+      const f = fake(OWN);
+      expect(f.svc.phase(ph('pilot_done', { seat: 0, color: '#ff0000' })).ran).toEqual(['pilot_done']);
+      f.svc.phase(ph('pilot_done', { seat: 1, color: '#0000ff' }));
+      // The first is taken over before it went out whole: it goes out again ahead of the second.
+      await new Promise((r) => setImmediate(r));
+      await f.runner.finish();
+      await f.runner.finish();
+      const recs = (f.svc.view().recent_phases as { phase: string; state: string }[]).map(
+        (r) => `${r.phase}:${r.state}`,
+      );
+      expect(recs).toEqual(['pilot_done:taken_over', 'pilot_done:shown', 'pilot_done:shown']);
+      expect(f.scenes).toEqual([
+        'race-lights-pilot_done',
+        'race-lights-pilot_done',
+        'race-lights-pilot_done',
+      ]);
+      // A seat on the shared gate only (seat 5): nothing, "done" would read as everyone's.
+      expect(f.svc.phase(ph('pilot_done', { seat: 5, color: '#00ff00' })).ran).toEqual([]);
+    });
+
+    it('the race-scheduled look is off by default and plays once switched on', () => {
+      expect(fake(OWN).svc.phase(ph('scheduled')).ran).toEqual([]);
+      const on = fake({ ...OWN, phases: { scheduled: { enabled: true, scene: null } } });
+      expect(on.svc.phase(ph('scheduled')).ran).toEqual(['scheduled']);
+    });
+  });
 });

@@ -3,7 +3,7 @@
  * and the service that turns the plugin's events into lap flashes and phase looks.
  */
 import { ScaledClock } from '../../../clock.ts';
-import type { NetworkRouter } from '../../../gateway/network-parts.ts';
+import type { NetworkRoute, NetworkRouter } from '../../../gateway/network-parts.ts';
 import { parallelAirtimeMs } from '../../scenes/index.ts';
 import type { GatewayDriver } from '../../../gateway/types.ts';
 import type { Logger } from '../../../logger.ts';
@@ -77,6 +77,8 @@ export interface RaceLights {
 }
 
 const AIRTIME_MEMO_MS = 5000;
+/** From the host's write to the radio starting to transmit: USB frame and the gateway's main loop. */
+const LINK_TO_AIR_MS = 2;
 
 export function createRaceLights(d: {
   dataDir: string;
@@ -111,6 +113,8 @@ export function createRaceLights(d: {
     }
     return airtime.ms;
   };
+  const driverFor = (f: { network?: number }): NetworkRoute =>
+    f.network !== undefined && d.router ? d.router.route(f.network) : { ok: true, driver: d.driver };
   const service = new RaceLightsService({
     log,
     wall,
@@ -144,6 +148,32 @@ export function createRaceLights(d: {
     },
     looks: d.looks,
     settings: () => settings.get(),
+    countdown: {
+      planArmed: (look) => d.sceneDispatch.planArmed(look),
+      syncFrames: () => d.sceneDispatch.planSyncAfter(null),
+      send: async (frames, priority) => {
+        // Every network's frames are handed over in the same turn: the gateways send together.
+        const outs = await Promise.all(
+          frames.map((f) => {
+            const r = driverFor(f);
+            if (!r.ok) return { ok: false as const, reason: 'link_down' as const, detail: r.error };
+            return r.driver.send(f.receiver, f.request, { priority });
+          }),
+        );
+        return outs.find((o) => !o.ok) ?? { ok: true as const };
+      },
+      holdBulk: (frames) => {
+        const releases = frames.map((f) => {
+          const r = driverFor(f);
+          return r.ok ? r.driver.hold?.('bulk') : undefined;
+        });
+        return () => releases.forEach((r) => r?.());
+      },
+      // The SYNC is received once it has been on the air whole; before that the host's
+      // write has to cross the link and the radio to start (wire protocol §4.6).
+      leadMs: () => parallelAirtimeMs(d.sceneDispatch.estimate([{ kind: 'sync' }])) + LINK_TO_AIR_MS,
+      monotonicMs: () => Number(process.hrtime.bigint()) / 1e6,
+    },
   });
   return { service, settings, catalog: d.catalog };
 }

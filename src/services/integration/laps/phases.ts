@@ -98,6 +98,36 @@ export function builtinLook(
     case 'stop':
       actions = solid(gates, [255, 0, 0], 160);
       break;
+    // The countdown: red on each tone, amber on the last, green at GO — full brightness,
+    // read from the start line in daylight.
+    case 'tone':
+      actions = solid(gates, [255, 0, 0], 255);
+      break;
+    case 'last_tone':
+      actions = solid(gates, [255, 170, 0], 255);
+      break;
+    case 'go':
+      actions = solid(gates, [0, 255, 0], 255);
+      break;
+    case 'scheduled':
+      actions = solid(gates, [0, 60, 255], 60);
+      break;
+    case 'pilot_done': {
+      // Only a seat's own gate: on a shared gate "done" would read as everyone's.
+      const seat = winner?.seat ?? null;
+      const own = seat !== null ? s.seats.find((x) => x.seat === seat)?.gate : null;
+      if (!own || (s.all_seats_gate && sameGate(own, s.all_seats_gate))) return null;
+      const color = seatColor(s, heat, seat as number, winner?.color ?? null);
+      // The pilot's colour alternating with white (a chequered flag), effect 1 "Blink".
+      actions = [
+        {
+          kind: 'native_effect',
+          target: gateTarget(own),
+          params: { mode: 1, brightness: 200, speed: 200, color1: [...color], color2: [255, 255, 255] },
+        },
+      ];
+      break;
+    }
     case 'win': {
       const gate = s.finish_gate ?? s.all_seats_gate ?? null;
       const color =

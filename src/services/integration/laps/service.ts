@@ -26,8 +26,10 @@ import {
   type StageTimes,
 } from './merge.ts';
 import { PhaseLookPlayer, type LookRunner, type PhaseLook } from './phase-player.ts';
+import { Countdown } from './countdown.ts';
+import { monotonicToWall, secondsBefore, stagedSteps, type Step, type StepKind } from './countdown-plan.ts';
 import { builtinLook, gateLabel, seatColor, seatGate, type SceneTarget, gateTarget } from './phases.ts';
-import type { Gate, Phase, RaceLightsSettings } from './settings.ts';
+import { PHASES, type Gate, type Phase, type RaceLightsSettings } from './settings.ts';
 
 export interface Frame {
   receiver: string;
@@ -57,6 +59,32 @@ export interface RaceLightsDeps {
   runner: LookRunner;
   looks: LookMemory;
   settings(): RaceLightsSettings;
+  /** The radio side of the countdown (absent: no countdown; staging and start looks as before). */
+  countdown?: CountdownRadio;
+}
+
+/** What the countdown needs of the scenes and the radio (host wiring in index.ts). */
+export interface CountdownRadio {
+  /** A look (a stored scene's key, or a draft's actions) as armed frames. */
+  planArmed(look: string | readonly unknown[]): Frame[];
+  /** One trigger SYNC per network. */
+  syncFrames(): Frame[];
+  /** Hands frames to their gateways in the same turn; the first failure, else ok. */
+  send(frames: readonly Frame[], priority: 'urgent' | 'interactive'): Promise<TxOutcome>;
+  holdBulk(frames: readonly Frame[]): () => void;
+  /** Time on air of the SYNC (the longest of the networks') plus the link to the radio, ms. */
+  leadMs(): number;
+  /** This machine's monotonic clock in ms (the clock RotorHazard's `*_at_s` moments are in). */
+  monotonicMs(): number;
+}
+
+/** A staging tone the timer announced (RotorHazard 4.4.1-dev RACE_STAGE_TONE). */
+export interface ToneEvent {
+  tone_index: number;
+  tones_remaining: number;
+  /** When the tone is due: the timer's monotonic seconds (same machine), else epoch ms. */
+  at_monotonic_s: number | null;
+  at_epoch_ms: number | null;
 }
 
 export interface LapEvent {
@@ -74,7 +102,17 @@ export interface PhaseEvent extends StageTimes {
   seat: number | null;
   color: string | null;
   force: boolean;
+  /** RotorHazard's own clock for the stage moments (preferred over the epoch fields). */
+  staging_monotonic_s?: number | null;
+  start_monotonic_s?: number | null;
+  /** How many staging tones RotorHazard will sound (RACE_STAGE `staging_tones`). */
+  staging_tones?: number | null;
 }
+
+/** The countdown's own arming needs this much before a tone (one armed frame per gate). */
+const ARM_AHEAD_MS = 300;
+/** FPVTrackside announces no tones: the countdown shows the last three seconds. */
+const FPVT_COUNTDOWN_S = 3;
 
 type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent' | 'blackout' | 'held';
 /** Who asked for a flash: a timer's pass, or the operator's Test button. */
@@ -120,6 +158,7 @@ interface PassCount {
 }
 
 const RECENT = 50;
+const PHASE_KEYS = PHASES;
 /** A pass that is no timer seat's (a second timer's timing system): left out of `seats`. */
 const NO_SEAT = -1;
 const seatsOf = (seats: number[]): number[] => seats.filter((x) => x !== NO_SEAT);
@@ -162,9 +201,121 @@ export class RaceLightsService {
   private winner: PhaseLook | null = null;
   /** The last look over every gate (staging … stop) and whether it went out whole. */
   private base: { look: PhaseLook; shown: boolean } | null = null;
+  /** This race's pilot-done looks, each on its seat's gate. */
+  private done: { look: PhaseLook; shown: boolean }[] = [];
+
+  private readonly countdown: Countdown | null;
+  private ownCancels = 0;
 
   constructor(private readonly deps: RaceLightsDeps) {
-    this.player = new PhaseLookPlayer({ runner: deps.runner, log: deps.log, now: () => deps.wall.now() });
+    // The player cancels its own look when a later phase takes over: those cancels are
+    // ours, not Blackout's, and must not end a countdown.
+    const runner: LookRunner = {
+      run: (key, body, source) => deps.runner.run(key, body, source),
+      running: () => deps.runner.running(),
+      cancels: () => deps.runner.cancels(),
+      cancel: () => {
+        this.ownCancels++;
+        deps.runner.cancel();
+      },
+    };
+    this.player = new PhaseLookPlayer({ runner, log: deps.log, now: () => deps.wall.now() });
+    const radio = deps.countdown;
+    this.countdown = radio
+      ? new Countdown({
+          log: deps.log,
+          wall: deps.wall,
+          armFrames: (kind) => this.armFrames(kind, radio),
+          syncFrames: () => radio.syncFrames(),
+          send: (frames, priority) => radio.send(frames, priority),
+          holdBulk: (frames) => radio.holdBulk(frames),
+          leadMs: () => radio.leadMs(),
+          foreignScene: () => this.foreignScene(),
+          cancels: () => deps.runner.cancels() - this.ownCancels,
+          shown: (frames) => deps.looks.note(frames),
+        })
+      : null;
+  }
+
+  /** The armed frames of a countdown step's look, or null (off, no gate, not armable). */
+  private armFrames(kind: StepKind, radio: CountdownRadio): Frame[] | null {
+    const s = this.deps.settings();
+    const p = s.phases[kind];
+    if (!p.enabled) return null;
+    try {
+      if (p.scene) return radio.planArmed(p.scene);
+      const look = builtinLook(kind, s, this.deps.heat());
+      return look ? radio.planArmed(look.actions) : null;
+    } catch (err) {
+      this.deps.log.warn({ step: kind, error: (err as Error).message }, 'race countdown look not planned');
+      return null;
+    }
+  }
+
+  /** A running scene the race lights did not start (the operator's, an Event Action's), or null. */
+  private foreignScene(): string | null {
+    const k = this.deps.runner.running();
+    if (k === null || k.startsWith('race-lights-')) return null;
+    const s = this.deps.settings();
+    return PHASE_KEYS.some((p) => s.phases[p].scene === k) ? null : k;
+  }
+
+  /** The countdown looks are on (any step): staging's tones and the start are the countdown's. */
+  private countdownOn(s: RaceLightsSettings): boolean {
+    return (
+      this.countdown !== null && (s.phases.tone.enabled || s.phases.last_tone.enabled || s.phases.go.enabled)
+    );
+  }
+
+  /** What the gates show now, as immediate frames (put back when a countdown is cancelled). */
+  private restoreFrames(radio: CountdownRadio): Frame[] {
+    const frames = this.armFrames('go', radio) ?? this.armFrames('tone', radio) ?? [];
+    return frames.map((f) => this.restoreFrame(f));
+  }
+
+  /** A timer moment as our wall clock: its monotonic seconds when given (same machine), else its epoch ms. */
+  private wallOf(mono: number | null | undefined, epoch: number | null | undefined): number | null {
+    const radio = this.deps.countdown;
+    if (typeof mono === 'number' && Number.isFinite(mono) && radio)
+      return monotonicToWall(mono, { wallMs: this.deps.wall.now(), monoMs: radio.monotonicMs() });
+    return typeof epoch === 'number' && Number.isFinite(epoch) ? epoch : null;
+  }
+
+  /** A staging tone announced ahead (RotorHazard 4.4.1-dev): the countdown steps on it. */
+  tone(ev: ToneEvent): { step: StepKind | null; at_epoch_ms: number | null } {
+    const s = this.deps.settings();
+    const radio = this.deps.countdown;
+    const at = this.wallOf(ev.at_monotonic_s, ev.at_epoch_ms);
+    if (!s.enabled || !radio || !this.countdown || !this.countdownOn(s) || at === null)
+      return { step: null, at_epoch_ms: at };
+    this.countdown.tone(
+      { index: ev.tone_index, remaining: ev.tones_remaining, at },
+      'rotorhazard',
+      this.restoreFrames(radio),
+    );
+    return { step: ev.tones_remaining === 0 ? 'last_tone' : 'tone', at_epoch_ms: Math.round(at) };
+  }
+
+  /**
+   * A second timer announced its start (FPVTrackside RacePreStart): the last seconds count
+   * down and GO lands on the start, with the same scheduler as RotorHazard's tones.
+   */
+  timerStart(startAt: number): { steps: number; at_epoch_ms: number } | null {
+    const s = this.deps.settings();
+    const radio = this.deps.countdown;
+    const now = this.deps.wall.now();
+    if (!s.enabled || !radio || !this.countdown || !this.countdownOn(s)) return null;
+    if (startAt <= now || startAt > now + MAX_AHEAD_MS) return null;
+    const steps = secondsBefore(startAt, now, FPVT_COUNTDOWN_S, ARM_AHEAD_MS);
+    this.countdown.start(steps, 'fpvtrackside', this.restoreFrames(radio));
+    this.lastScheduledStart = s.phases.go.enabled ? startAt : null;
+    return { steps: steps.length, at_epoch_ms: Math.round(startAt) };
+  }
+
+  /** Race aborted, stopped or its schedule cancelled: nothing scheduled fires, the countdown clears. */
+  cancelRace(reason: string): boolean {
+    this.cancelScheduled();
+    return this.countdown?.cancel(reason) ?? false;
   }
 
   /** Called after anything `view()` shows changed (the UI's live stream); laps only, never idle. */
@@ -182,6 +333,7 @@ export class RaceLightsService {
       scheduled: [...this.scheduled].map(([phase, s]) => ({ phase, at_epoch_ms: s.at_epoch_ms })),
       last_phase: this.lastPhase,
       recent_phases: this.player.records(),
+      countdown: this.countdown?.view() ?? null,
     };
   }
 
@@ -346,11 +498,22 @@ export class RaceLightsService {
     const now = this.deps.wall.now();
     if (ev.phase === 'stage') {
       this.cancelScheduled();
-      const plan = stagePlan(ev, now, MAX_AHEAD_MS);
+      const times: StageTimes = {
+        staging_epoch_ms: this.wallOf(ev.staging_monotonic_s, ev.staging_epoch_ms),
+        start_epoch_ms: this.wallOf(ev.start_monotonic_s, ev.start_epoch_ms),
+      };
+      const countdown = this.stageCountdown(s, times, ev.staging_tones ?? 0, now);
+      const plan = stagePlan(times, now, MAX_AHEAD_MS);
       const scheduled = [];
       const lead = s.start_lead_ms ?? Math.round(this.deps.flashAirtimeMs());
       for (const planned of plan) {
         if (!s.phases[planned.phase].enabled) continue;
+        // The countdown's first tone is the staging look; its GO the start look.
+        if (planned.phase === 'staging' && countdown.tones) continue;
+        if (planned.phase === 'start' && countdown.go) {
+          this.lastScheduledStart = planned.at_epoch_ms;
+          continue;
+        }
         // The start look leaves one airtime early, so the gates change on the start tone.
         const m =
           planned.phase === 'start'
@@ -365,7 +528,10 @@ export class RaceLightsService {
         scheduled.push(m);
       }
       // No announced staging moment: staging is now.
-      const ran = plan.some((m) => m.phase === 'staging') ? [] : this.runPhase('staging', 'event', source);
+      const ran =
+        plan.some((m) => m.phase === 'staging') || countdown.tones
+          ? []
+          : this.runPhase('staging', 'event', source);
       return { ran, scheduled };
     }
     if (ev.phase === 'start' && this.lastScheduledStart !== null) {
@@ -373,7 +539,7 @@ export class RaceLightsService {
       this.lastScheduledStart = null;
       if (started) return { ran: [], scheduled: [] }; // the schedule ran (or runs) it on time
     }
-    if (ev.phase === 'stop') this.cancelScheduled();
+    if (ev.phase === 'stop') this.cancelRace('stop');
     return {
       ran: this.runPhase(ev.phase, 'event', source, { seat: ev.seat, color: ev.color }),
       scheduled: [],
@@ -386,6 +552,29 @@ export class RaceLightsService {
       { phase, staging_epoch_ms: null, start_epoch_ms: null, seat: null, color, force: false },
       'fpvtrackside',
     ).ran;
+  }
+
+  /**
+   * Plans the countdown of a staged race (its tones from the staging arithmetic, GO at the
+   * start); says which of the old staging/start looks it replaces.
+   */
+  private stageCountdown(
+    s: RaceLightsSettings,
+    t: StageTimes,
+    tones: number,
+    now: number,
+  ): { tones: boolean; go: boolean } {
+    const radio = this.deps.countdown;
+    const start = t.start_epoch_ms;
+    if (!radio || !this.countdown || !this.countdownOn(s) || typeof start !== 'number') {
+      this.countdown?.cancel('restaged');
+      return { tones: false, go: false };
+    }
+    if (start <= now || start > now + MAX_AHEAD_MS) return { tones: false, go: false };
+    const steps: Step[] = stagedSteps({ stagingAt: t.staging_epoch_ms ?? null, startAt: start, tones });
+    this.countdown.start(steps, 'rotorhazard', this.restoreFrames(radio));
+    const toneLooks = s.phases.tone.enabled || s.phases.last_tone.enabled;
+    return { tones: toneLooks && steps.some((x) => x.kind !== 'go'), go: s.phases.go.enabled };
   }
 
   /** Race aborted: nothing scheduled may still fire. */
@@ -427,13 +616,24 @@ export class RaceLightsService {
       const base = this.base;
       return base ? [look, { ...base.look, whenShown: () => (base.shown = true) }] : [look];
     }
+    if (look.phase === 'pilot_done') {
+      // A pilot's own gate; the race look stays on the others. Pilots finish within ms of
+      // each other: a done look not yet out whole goes out before this one.
+      const earlier = this.done.filter((d) => !d.shown).map((d) => d.look);
+      const entry = { look, shown: false };
+      look.whenShown = () => (entry.shown = true);
+      this.done.push(entry);
+      return [...earlier, look];
+    }
     if (look.phase === 'win') {
       this.winner = look;
       const base = this.base;
       return base && !base.shown ? [base.look, look] : [look];
     }
-    if (look.phase === 'staging' || look.phase === 'start' || look.phase === 'heat_change')
+    if (look.phase === 'staging' || look.phase === 'start' || look.phase === 'heat_change') {
       this.winner = null;
+      this.done = [];
+    }
     const base = { look, shown: false };
     look.whenShown = () => (base.shown = true);
     this.base = base;

@@ -43,18 +43,60 @@ const phaseSchema = z.strictObject({
   scene: z.string().min(1).max(64).nullable().default(null),
 });
 
-/** `crash_out`: a pilot out of the race (FPVTrackside's PilotCrashedOut; RotorHazard has none). */
-export const PHASES = ['staging', 'start', 'finish', 'win', 'stop', 'heat_change', 'crash_out'] as const;
+/**
+ * `crash_out`: a pilot out of the race (FPVTrackside's PilotCrashedOut; RotorHazard has none).
+ * `tone`, `last_tone`, `go`: the countdown — each staging tone but the last, the last one,
+ * and GO at the start instant; armed ahead and fired by one SYNC at the instant (countdown.ts),
+ * so a scene bound to them must be native effects only. `pilot_done`: a pilot finished (on
+ * that seat's own gate). `scheduled`: a race was scheduled ("start in m:ss"), off by default.
+ */
+export const PHASES = [
+  'staging',
+  'start',
+  'finish',
+  'win',
+  'stop',
+  'heat_change',
+  'crash_out',
+  'tone',
+  'last_tone',
+  'go',
+  'pilot_done',
+  'scheduled',
+] as const;
 export type Phase = (typeof PHASES)[number];
+/** The countdown's steps: armed looks fired at their instant. */
+export const COUNTDOWN_PHASES = ['tone', 'last_tone', 'go'] as const;
+
+const on = { enabled: true, scene: null };
+const PHASE_DEFAULTS: Record<Phase, { enabled: boolean; scene: null }> = {
+  staging: on,
+  start: on,
+  finish: on,
+  win: on,
+  stop: on,
+  heat_change: on,
+  crash_out: on,
+  tone: on,
+  last_tone: on,
+  go: on,
+  pilot_done: on,
+  scheduled: { enabled: false, scene: null },
+};
 
 const phasesSchema = z.strictObject({
-  staging: phaseSchema.default({ enabled: true, scene: null }),
-  start: phaseSchema.default({ enabled: true, scene: null }),
-  finish: phaseSchema.default({ enabled: true, scene: null }),
-  win: phaseSchema.default({ enabled: true, scene: null }),
-  stop: phaseSchema.default({ enabled: true, scene: null }),
-  heat_change: phaseSchema.default({ enabled: true, scene: null }),
-  crash_out: phaseSchema.default({ enabled: true, scene: null }),
+  staging: phaseSchema.default(PHASE_DEFAULTS.staging),
+  start: phaseSchema.default(PHASE_DEFAULTS.start),
+  finish: phaseSchema.default(PHASE_DEFAULTS.finish),
+  win: phaseSchema.default(PHASE_DEFAULTS.win),
+  stop: phaseSchema.default(PHASE_DEFAULTS.stop),
+  heat_change: phaseSchema.default(PHASE_DEFAULTS.heat_change),
+  crash_out: phaseSchema.default(PHASE_DEFAULTS.crash_out),
+  tone: phaseSchema.default(PHASE_DEFAULTS.tone),
+  last_tone: phaseSchema.default(PHASE_DEFAULTS.last_tone),
+  go: phaseSchema.default(PHASE_DEFAULTS.go),
+  pilot_done: phaseSchema.default(PHASE_DEFAULTS.pilot_done),
+  scheduled: phaseSchema.default(PHASE_DEFAULTS.scheduled),
 });
 
 /**
@@ -97,15 +139,7 @@ export const raceLightsSchema = z
      * airtime after it; null: the airtime of one look frame at the current radio settings.
      */
     start_lead_ms: z.number().int().min(0).max(2000).nullable().default(null),
-    phases: phasesSchema.default({
-      staging: { enabled: true, scene: null },
-      start: { enabled: true, scene: null },
-      finish: { enabled: true, scene: null },
-      win: { enabled: true, scene: null },
-      stop: { enabled: true, scene: null },
-      heat_change: { enabled: true, scene: null },
-      crash_out: { enabled: true, scene: null },
-    }),
+    phases: phasesSchema.default(structuredClone(PHASE_DEFAULTS)),
   })
   .superRefine((v, ctx) => {
     const seen = new Set<number>();

@@ -6,13 +6,15 @@
  */
 import { ValidationError } from '../../../errors.ts';
 import type { Gate, RaceLightsSettings } from './settings.ts';
-import { PHASES } from './settings.ts';
+import { COUNTDOWN_PHASES, PHASES } from './settings.ts';
 
 /** What the settings may refer to: the host's current groups, devices and scenes. */
 export interface TargetCatalog {
   groupExists(id: number): boolean;
   deviceExists(addr: string): boolean;
   sceneExists(key: string): boolean;
+  /** The scene holds only native effects (a countdown look is armed ahead and fired by a SYNC). */
+  sceneArmable(key: string): boolean;
 }
 
 /** Timer seats the plugin's panel offers (RotorHazard's nodes 1–8 are seats 0–7). */
@@ -44,5 +46,13 @@ export function checkTargets(s: RaceLightsSettings, catalog: TargetCatalog): voi
   for (const phase of PHASES) {
     const scene = s.phases[phase].scene;
     if (scene !== null && !catalog.sceneExists(scene)) fail(`phases.${phase}.scene`, `no scene ${scene}`);
+  }
+  for (const phase of COUNTDOWN_PHASES) {
+    const scene = s.phases[phase].scene;
+    if (scene !== null && !catalog.sceneArmable(scene))
+      fail(
+        `phases.${phase}.scene`,
+        `scene ${scene} cannot be a countdown look: it must hold native effects only (they are armed ahead and shown at the tone)`,
+      );
   }
 }

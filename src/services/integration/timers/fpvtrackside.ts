@@ -40,6 +40,10 @@ export interface TimerLights {
   };
   /** Plays a phase look through the phase player; returns the phases that ran. */
   timerPhase(phase: TimerPhase, color: string | null): string[];
+  /** Counts down to a start on our clock and shows GO at it; null when no countdown runs. */
+  timerStart(startAt: number): { steps: number; at_epoch_ms: number } | null;
+  /** Nothing planned for this race may still fire; a countdown under way is cleared. */
+  cancelRace(reason: string): boolean;
 }
 export type TimerPhase = 'staging' | 'start' | 'finish' | 'stop' | 'crash_out';
 
@@ -66,6 +70,8 @@ const RECENT_IDS = 4096;
 /** FPVTrackside sends no keep-alive: silent between races. "connected" = heard this recently. */
 const CONNECTED_MS = 10 * 60_000;
 const MAX_ERROR = 200;
+const OFFSET_SAMPLES = 32;
+const OFFSET_WINDOW_MS = 10 * 60_000;
 
 type Counter =
   'accepted' | 'duplicate' | 'out_of_order' | 'unknown' | 'malformed' | 'unauthorized' | 'dropped';
@@ -111,6 +117,8 @@ export class FpvTracksideReceiver {
   private lastError: { at_epoch_ms: number; error: string } | null = null;
   /** Arrival minus the sender's `ts` of the last event: its clock against ours, plus transit. */
   private senderOffsetMs: number | null = null;
+  /** Recent (arrival − ts) samples: the smallest is the clock offset plus the least transit. */
+  private readonly offsets: { at: number; ms: number }[] = [];
   private race: RaceState | null = null;
   private hello: { at_epoch_ms: number; body: Record<string, unknown> } | null = null;
   /** Events per second over the last minute (ring of 60 one-second buckets). */
@@ -176,6 +184,7 @@ export class FpvTracksideReceiver {
       session: { ...this.session, last_seq: this.lastSeq },
       detections: structuredClone(this.detections),
       sender_offset_ms: this.senderOffsetMs,
+      clock_offset_ms: this.offsets.length > 0 ? this.clockOffset() : null,
       race: this.race,
       hello: this.hello,
     };
@@ -214,7 +223,10 @@ export class FpvTracksideReceiver {
     if (!env.success) return this.count('malformed', `envelope: ${issue(env.error)}`);
     const { type, seq, ts } = env.data;
     if (!this.inOrder(type, seq)) return;
-    if (ts !== undefined) this.senderOffsetMs = w.at - ts;
+    if (ts !== undefined) {
+      this.senderOffsetMs = w.at - ts;
+      this.noteOffset(w.at, w.at - ts);
+    }
     this.lastEvent = { type, seq, received_epoch_ms: w.at };
     if (!KNOWN_TYPES.has(type)) return this.count('unknown', `type: unknown event ${type}`);
     const b = body as Record<string, unknown>;
@@ -255,6 +267,8 @@ export class FpvTracksideReceiver {
       case 'RaceLoaded': {
         const r = raceLoadedSchema.safeParse(b);
         if (!r.success) return bad(type, r.error);
+        // Another race (or this one reset): nothing of the last one may still fire.
+        this.deps.lights.cancelRace('race loaded');
         this.race = { ...raceIds(r.data), state: 'loaded', ...NO_TIMES };
         break;
       }
@@ -277,10 +291,17 @@ export class FpvTracksideReceiver {
         if (!r.success) return bad(type, r.error);
         const race = this.raceFor(r.data);
         if (type === 'RacePreStart') {
-          // The exact planned start. The countdown to it and GO at that instant are issue 36
-          // part 1: for now the gates show the staging look.
           race.state = 'pre_start';
           race.scheduled_start_epoch_ms = r.data.scheduledStart ?? null;
+          // The exact planned start, on the sender's clock: counted down to and GO at it,
+          // on ours. A countdown takes the gates: no staging look over its armed steps.
+          const at = r.data.scheduledStart;
+          const cd = typeof at === 'number' ? this.deps.lights.timerStart(at + this.clockOffset()) : null;
+          this.race = race;
+          if (cd) {
+            this.count('accepted');
+            return;
+          }
         } else if (type === 'RaceStart') {
           race.state = 'started';
           race.actual_start_epoch_ms = r.data.actualStart ?? null;
@@ -302,6 +323,25 @@ export class FpvTracksideReceiver {
     this.count('accepted');
     const phase = PHASE_OF[type];
     if (phase) this.deps.lights.timerPhase(phase, null);
+  }
+
+  private noteOffset(at: number, ms: number): void {
+    this.offsets.push({ at, ms });
+    while (
+      this.offsets.length > OFFSET_SAMPLES ||
+      (this.offsets[0] && at - this.offsets[0].at > OFFSET_WINDOW_MS)
+    )
+      this.offsets.shift();
+  }
+
+  /**
+   * Our clock minus the sender's. FPVTrackside may run on another PC whose clock is off by
+   * seconds; each event's creation time (`ts`) against its arrival tells by how much. An
+   * event that waited in the sender's one-in-flight queue arrives late, so the smallest
+   * recent difference is the estimate (a queue only ever adds).
+   */
+  private clockOffset(): number {
+    return this.offsets.length > 0 ? Math.min(...this.offsets.map((o) => o.ms)) : 0;
   }
 
   /** Sequence rules (see the module comment); false: the event is not applied. */
