@@ -18,7 +18,7 @@
  *   --only schema,specials   measures only the cases whose label contains one of these
  *   --starts 0               skips the start-time measurement
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serializeState } from '../src/state/migrations.ts';
@@ -170,7 +170,10 @@ async function main(): Promise<void> {
     .map((l) => l.toFixed(2))
     .join(' ');
   const dataDir = await mkdtemp(join(tmpdir(), 'lightnet-bench-'));
-  await writeFile(join(dataDir, 'state.json'), serializeState(fleetState(DEVICES, GROUPS)));
+  // On the simulator the host keeps its state in the data dir's simulator/ folder (written at
+  // the top level, as until now, the host started empty and the lists measured held no devices).
+  await mkdir(join(dataDir, 'simulator'));
+  await writeFile(join(dataDir, 'simulator', 'state.json'), serializeState(fleetState(DEVICES, GROUPS)));
   // Start as `npm start` would on the simulator (12 nodes); the load runs on a fleet of 0
   // nodes, so no boot announcement changes the lists while they are measured.
   const startFlags = ['--gateway', 'sim'];

@@ -44,9 +44,15 @@ export interface UiHost {
 /**
  * Starts `node <start flags> dist/server/main.js` (under pi-class.sh when `piClass`) with
  * `args` (gateway options), silent logs, no Wi-Fi, on a free port; resolves once
- * /api/health says phase ready.
+ * /api/health says phase ready. `root`: the checkout whose built server and UI to run
+ * (default: this one; another is e.g. a worktree of main for a before/after in one run).
  */
-export async function startUiHost(dataDir: string, args: string[], piClass: boolean): Promise<UiHost> {
+export async function startUiHost(
+  dataDir: string,
+  args: string[],
+  piClass: boolean,
+  root?: string,
+): Promise<UiHost> {
   const port = await freePort();
   const node = [
     process.execPath,
@@ -67,6 +73,7 @@ export async function startUiHost(dataDir: string, args: string[], piClass: bool
     stdio: ['ignore', extraNodeFlags().length ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     detached: true,
     env: { ...process.env, ...startEnv() },
+    cwd: root,
   });
   const url = `http://127.0.0.1:${port}/lightnet`;
   let exit: string | null = null;

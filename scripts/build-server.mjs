@@ -21,7 +21,8 @@
  * file with its size and mtime; the check (scripts/build-stamp.cjs, shared with `npm start`)
  * stats those files (a few ms), so `npm start` costs nothing extra when nothing changed.
  */
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
@@ -124,7 +125,15 @@ export async function buildServer(outDir = OUT_DIR) {
     legalComments: 'none',
     plugins: [lazyBuiltins],
   });
-  copyFileSync(LOADER, join(outDir, 'main.js'));
+  // main.js gets the bundle's digest for its code cache's name (it need not hash at start).
+  const digest = createHash('sha256')
+    .update(readFileSync(join(outDir, 'lightnet.cjs')))
+    .digest('hex')
+    .slice(0, 16);
+  writeFileSync(
+    join(outDir, 'main.js'),
+    readFileSync(LOADER, 'utf8').replace("'__LIGHTNET_BUNDLE_SHA256__'", `'${digest}'`),
+  );
   // The package.json above says "type": "module": this folder's .js files are CommonJS.
   writeFileSync(join(outDir, 'package.json'), '{ "type": "commonjs" }\n');
   // Leftovers of earlier builds (ESM chunks, code caches of an older bundle) go.

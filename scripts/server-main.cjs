@@ -6,13 +6,16 @@
  * seconds after a start (so it holds the functions the start compiled) to the first writable
  * one of: $LIGHTNET_CODE_CACHE_DIR ("off" disables), $CACHE_DIRECTORY (systemd's
  * CacheDirectory=), this folder, $XDG_CACHE_HOME/lightnet or ~/.cache/lightnet. Its name holds
- * a hash of the bundle, the Node version, the architecture and the Node flags, and V8 checks
- * it again on load: a stale or foreign cache is never used, and any cache problem only means
- * a slower start. LIGHTNET_CODE_CACHE_DEBUG=1 reports on stderr what happened (tests).
+ * the bundle's SHA-256 (written into this file by scripts/build-server.mjs), the bundle's size
+ * and mtime, the Node version, the architecture and the Node flags, and V8 checks it again on
+ * load: a stale or foreign cache is never used, and any cache problem only means a slower
+ * start. LIGHTNET_CODE_CACHE_DEBUG=1 reports on stderr what happened (tests).
+ *
+ * No hashing at start (issue 40): the build already knows the digest; hashing the 1.4 MB
+ * bundle here cost CPU at every start (measured in docs/developers/benchmarks.md).
  */
 'use strict';
-const { createHash } = require('node:crypto');
-const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { homedir } = require('node:os');
 const { join } = require('node:path');
@@ -20,10 +23,10 @@ const vm = require('node:vm');
 
 const here = __dirname;
 const bundle = join(here, 'lightnet.cjs');
-// Read as bytes and hashed as bytes (the same digest as of the text, ~2 ms less than
-// hashing the decoded string, which re-encodes it).
-let bytes = readFileSync(bundle);
-const source = bytes.toString('utf8');
+/** The bundle's SHA-256 (16 hex digits), put here by the build; the placeholder when run unbuilt. */
+const BUILD = '__LIGHTNET_BUNDLE_SHA256__';
+const source = readFileSync(bundle, 'utf8');
+const st = statSync(bundle);
 const env = process.env;
 const off = env.LIGHTNET_CODE_CACHE_DIR === 'off';
 const dirs = off
@@ -34,13 +37,14 @@ const dirs = off
       here,
       join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'lightnet'),
     ].filter(Boolean);
-const key = createHash('sha256')
-  .update(bytes)
-  .update(`\0${process.version}\0${process.arch}\0${process.execArgv.join(' ')}`)
-  .digest('hex')
-  .slice(0, 16);
-bytes = undefined; // 1.4 MB the process need not keep
-const name = `lightnet-${key}.v8cache`;
+/** FNV-1a, 32 bits: folds the rest of the key into the file name (not a security hash). */
+function fnv1a(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+const rest = `${st.size}\0${st.mtimeMs}\0${process.version}\0${process.arch}\0${process.execArgv.join(' ')}`;
+const name = `lightnet-${BUILD.startsWith('__') ? 'unbuilt' : BUILD}-${fnv1a(rest)}.v8cache`;
 
 let cached;
 for (const d of dirs) {

@@ -3,7 +3,8 @@
  * first start writes it beside the bundle, the next start uses it, and a damaged cache only costs a normal start (V8 rejects it,
  * a good one replaces it). LIGHTNET_CODE_CACHE_DEBUG=1 makes the loader say which happened.
  */
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -62,5 +63,19 @@ describe('V8 code cache of the built server', () => {
     await until(() => host.stderr().includes('code cache written'), 'the replaced cache');
     expect(statSync(path).size).toBeGreaterThan(100_000);
     expect(await host.stop()).toBe(0);
+  });
+
+  it('its-name-carries-the-digest-the-build-wrote-so-a-start-does-not-hash-the-bundle', () => {
+    // Issue 40: main.js used to hash the 1.4 MB bundle (loading node:crypto for it) at every
+    // start to name the cache; the build now writes the digest into main.js.
+    const digest = createHash('sha256')
+      .update(readFileSync(join(dirname(bundle.main), 'lightnet.cjs')))
+      .digest('hex')
+      .slice(0, 16);
+    const loader = readFileSync(bundle.main, 'utf8');
+    expect(loader).toContain(`'${digest}'`);
+    expect(loader).not.toMatch(/require\('node:crypto'\)|createHash/);
+    expect(cacheFiles()).toHaveLength(1);
+    expect(cacheFiles()[0]).toMatch(new RegExp(`^lightnet-${digest}-[0-9a-f]{8}\\.v8cache$`));
   });
 });
