@@ -29,6 +29,7 @@ import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
 import { BlackoutService } from './services/race/index.ts';
+import { FlagService, FlagsStore, fieldSender } from './services/flags/index.ts';
 import { createConsoleSettings } from './services/console/index.ts';
 import { createSpecials } from './services/specials/index.ts';
 import { createWifi, processRunner } from './services/wifi/index.ts';
@@ -40,6 +41,7 @@ import { hostHotplug } from './host-hotplug.ts';
 import { createRfMoves } from './services/rf-moves/index.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
+import { BROADCAST } from './protocol/types.ts';
 import { Store } from './state/store.ts';
 import { TaskManager } from './tasks/task-manager.ts';
 
@@ -156,6 +158,17 @@ async function startOn(
     sceneDispatch: scenes.sceneDispatch,
     router,
   });
+  // Race flags: red stops the race looks (they ask `suppressed`) and the running scene.
+  const flags: FlagService = new FlagService({
+    file: new FlagsStore(dataDir),
+    field: fieldSender(driver, router),
+    log: log.child({ mod: 'flags' }),
+    now: () => Date.now(),
+    cancelScene: () => scenes.sceneDispatch.cancel(),
+    haltRaceLooks: () => raceLights.service.halt(),
+    shown: (request) => looks.note([{ receiver: BROADCAST, request }]),
+    changed: (state) => bus.emit('flag', state),
+  });
   const raceLights = createRaceLights({
     dataDir,
     log,
@@ -169,6 +182,7 @@ async function startOn(
       sceneExists: (key) => scenes.scenes.lookup(key) !== undefined,
     },
     router,
+    suppressed: () => flags.suppressing(),
   });
   const timers = createTimers({ dataDir, log, lights: raceLights.service });
   let phase: 'booting' | 'ready' = 'booting';
@@ -263,6 +277,7 @@ async function startOn(
       cancelTask: () => tasks.cancel()?.name ?? null,
       note: (ev) => master.note(ev),
     }),
+    flags,
     consoleSettings: createConsoleSettings({ store, log }),
     networks,
     gatewayScan: createGatewayScanner({
@@ -355,6 +370,7 @@ async function startOn(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await raceLights.settings.load();
+  await flags.load();
   await timers.load();
   await svc.ota.recover();
   unsubs.push(registry.attach(), history.attach(), networks.attach(), svc.rfMoves.attach());

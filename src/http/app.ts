@@ -40,6 +40,7 @@ import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { integrationRoutes } from './routes/integration.ts';
 import { raceLightsRoutes } from './routes/race-lights.ts';
+import { flagRoutes } from './routes/flags.ts';
 import { timerRoutes } from './routes/timers.ts';
 import { raceRoutes } from './routes/race.ts';
 import { consoleRoutes } from './routes/console.ts';
@@ -179,7 +180,12 @@ export async function buildApp(
 
   const sse = new SseHub(
     svc.bus,
-    () => ({ master: svc.master.snapshot(), task: svc.tasks.current(), recovery: svc.recovery.progress() }),
+    () => ({
+      master: svc.master.snapshot(),
+      task: svc.tasks.current(),
+      recovery: svc.recovery.progress(),
+      flag: svc.flags.state(),
+    }),
     svc.log,
     svc.logs,
   );
@@ -206,6 +212,7 @@ export async function buildApp(
       await api.register(otaRoutes(svc));
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
       await api.register(raceRoutes(svc));
+      await api.register(flagRoutes(svc));
       await api.register(raceLightsRoutes(svc));
       await api.register(timerRoutes(svc));
       await api.register(consoleRoutes(svc));

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import { createChannel, createSession, type Session } from 'better-sse';
-import type { EventBus } from '../events.ts';
+import type { EventBus, FlagEvent } from '../events.ts';
 import type { Logger } from '../logger.ts';
 import {
   optInRefreshTokens,
@@ -67,6 +67,7 @@ export class SseHub {
       master: MasterSnapshot;
       task: TaskSnapshot | null;
       recovery?: RecoveryProgress;
+      flag?: FlagEvent;
     },
     private readonly log: Logger,
     logs?: LogBuffer,
@@ -81,6 +82,7 @@ export class SseHub {
       bus.on('recovery', (p) => this.broadcast('recovery', p)),
       // Not in the contract: only the web UI's streams (`?console=1`) get it.
       bus.on('networks', (p) => this.broadcast('networks', p, (s) => s.console)),
+      bus.on('flag', (p) => this.broadcast('flag', p, (s) => s.console)),
     );
   }
 
@@ -100,8 +102,10 @@ export class SseHub {
       this.logClients++;
       session.once('disconnected', () => this.logClients--);
     }
-    const { master, task, recovery } = this.seed();
+    const { master, task, recovery, flag } = this.seed();
     session.push(master, 'master');
+    // The web UI sees a raised flag at once (a reconnect after a missed change included).
+    if (session.state.console && flag) session.push(flag, 'flag');
     // A client that connects during a field recovery sees its progress at once.
     if (recovery?.active) session.push(recovery, 'recovery');
     // The `task` payload is always a snapshot: a client that connects before any task ran gets none.

@@ -20,6 +20,7 @@ import type { HistoryService } from './history/index.ts';
 import type { LinkTestService } from './link-test/index.ts';
 import type { LogBuffer } from './logs/index.ts';
 import type { BlackoutService } from './race/index.ts';
+import type { FlagService } from './flags/index.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
 import type { NetworksService } from './networks/index.ts';
 import type { RfMovesService } from './rf-moves/index.ts';
@@ -58,6 +59,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   timers: Timers;
   /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
   blackout: BlackoutService;
+  /** Race flags (green, yellow, red, clear): red holds the race looks back until cleared. */
+  flags: FlagService;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */
   consoleSettings: ConsoleSettingsService;
   /** Where the state lives; `simulated` when it is the simulator's own folder. */

@@ -77,6 +77,8 @@ export function createRaceLights(d: {
   catalog: TargetCatalog;
   /** Several gateways: a flash planned per network goes through that network's gateway. */
   router?: NetworkRouter;
+  /** Why race looks may not show now (a red flag is up), or null. */
+  suppressed?: () => string | null;
 }): RaceLights {
   const log = d.log.child({ mod: 'race-lights' });
   const wall = new ScaledClock(1);
@@ -121,6 +123,7 @@ export function createRaceLights(d: {
     },
     looks: d.looks,
     settings: () => settings.get(),
+    ...(d.suppressed ? { suppressed: d.suppressed } : {}),
   });
   return { service, settings };
 }

@@ -52,6 +52,8 @@ export interface RaceLightsDeps {
   runner: LookRunner;
   looks: LookMemory;
   settings(): RaceLightsSettings;
+  /** Why race looks may not show now (a red flag is up), or null. */
+  suppressed?(): string | null;
 }
 
 export interface LapEvent {
@@ -72,7 +74,7 @@ export interface PhaseEvent extends StageTimes {
 }
 
 type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent';
-type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped';
+type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped' | 'red_flag';
 
 interface FlashRecord {
   seats: number[];
@@ -118,7 +120,9 @@ export class RaceLightsService {
     passes_flashed: 0,
     merged: 0,
     dropped: { radio_busy: 0, stale: 0, overflow: 0, not_sent: 0 } as Record<DropReason, number>,
-    ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0 } as Record<IgnoreReason, number>,
+    ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0, red_flag: 0 } as Record<IgnoreReason, number>,
+    /** Phase looks not played because a red flag was up. */
+    phases_held: 0,
   };
   private readonly recent: FlashRecord[] = [];
   private lastPhase: { phase: string; at_epoch_ms: number; how: string } | null = null;
@@ -152,6 +156,7 @@ export class RaceLightsService {
       return { result: r };
     };
     if (!s.enabled && !ev.force) return ignore('disabled');
+    if (this.deps.suppressed?.()) return ignore('red_flag');
     // RotorHazard marks a pass after the winner was declared as late (and deletes it).
     if (ev.late) return ignore('late');
     if (ev.lap_number === 0 && !s.flash.holeshot) return ignore('holeshot');
@@ -176,6 +181,7 @@ export class RaceLightsService {
       return { result: r };
     };
     if (!s.enabled) return ignore('disabled');
+    if (this.deps.suppressed?.()) return ignore('red_flag');
     if (ev.lap_number === 0 && ev.index === 0 && !s.flash.holeshot) return ignore('holeshot');
     const gate =
       s.timing_systems.find((t) => t.index === ev.index)?.gate ?? (ev.index === 0 ? s.all_seats_gate : null);
@@ -214,6 +220,12 @@ export class RaceLightsService {
   phase(ev: PhaseEvent): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
     const s = this.deps.settings();
     if (!s.enabled && !ev.force) return { ran: [], scheduled: [] };
+    // A red flag holds every race look back, the scheduled ones too (even an Event Action's).
+    if (this.deps.suppressed?.()) {
+      this.counts.phases_held++;
+      if (ev.phase === 'stage' || ev.phase === 'stop') this.cancelScheduled();
+      return { ran: [], scheduled: [] };
+    }
     const now = this.deps.wall.now();
     if (ev.phase === 'stage') {
       this.cancelScheduled();
@@ -260,6 +272,19 @@ export class RaceLightsService {
     }).ran;
   }
 
+  /**
+   * A red flag: nothing the race lights hold may reach the air after it — scheduled phase
+   * looks, flashes waiting for the radio, flash ends that would put the gate's look back.
+   * A flash already handed to the radio is ahead of the flag's urgent frames or overtaken
+   * by them; its end is not scheduled while the flag is up.
+   */
+  halt(): void {
+    this.cancelScheduled();
+    this.pending.length = 0;
+    for (const r of this.restores.values()) r.timer.cancel();
+    this.restores.clear();
+  }
+
   /** Race aborted: nothing scheduled may still fire. */
   cancelScheduled(): void {
     for (const sch of this.scheduled.values()) sch.timer.cancel();
@@ -275,6 +300,10 @@ export class RaceLightsService {
     const s = this.deps.settings();
     const p = s.phases[phase];
     if (!p.enabled) return [];
+    if (this.deps.suppressed?.()) {
+      this.counts.phases_held++;
+      return [];
+    }
     const key = p.scene ?? `race-lights-${phase}`;
     const body = p.scene ? {} : builtinLook(phase, s, this.deps.heat(), winner);
     if (!body) return [];
@@ -398,7 +427,8 @@ export class RaceLightsService {
         this.counts.passes_flashed += w.seats.length;
       }
       this.record(rec);
-      if (outs.some((o) => o.ok)) this.scheduleRestore(w.gateKey, w.frames, s.flash.length_ms);
+      if (outs.some((o) => o.ok) && !this.deps.suppressed?.())
+        this.scheduleRestore(w.gateKey, w.frames, s.flash.length_ms);
       this.inFlight = false;
       this.pump();
     });
