@@ -42,6 +42,7 @@ import { createRfMoves } from './services/rf-moves/index.ts';
 import type { DeviceRegistry } from './services/devices/index.ts';
 import { FileStatePersistence } from './state/persistence.ts';
 import { BROADCAST } from './protocol/types.ts';
+import { startOsc, type OscHandle } from './services/osc/wiring.ts';
 import { Store } from './state/store.ts';
 import { TaskManager } from './tasks/task-manager.ts';
 
@@ -184,6 +185,7 @@ async function startOn(
     router,
     suppressed: () => flags.suppressing(),
   });
+  let oscRef: OscHandle | null = null;
   const timers = createTimers({ dataDir, log, lights: raceLights.service });
   let phase: 'booting' | 'ready' = 'booting';
   // WiFi and HTTP waits run on wall time: nmcli and sockets do not follow a simulated clock.
@@ -278,6 +280,7 @@ async function startOn(
       note: (ev) => master.note(ev),
     }),
     flags,
+    oscStats: () => oscRef?.server.stats() ?? null,
     consoleSettings: createConsoleSettings({ store, log }),
     networks,
     gatewayScan: createGatewayScanner({
@@ -400,6 +403,21 @@ async function startOn(
     serial: gws.some((g) => g.transport === 'serial'),
     detect: overrides.detect,
   });
+  // OSC last: a surface's first command finds the fleet loaded and the driver started.
+  const osc =
+    cfg.oscPort !== undefined && cfg.oscPort !== null
+      ? await startOsc(
+          {
+            host: cfg.host,
+            port: cfg.oscPort,
+            ratePerSec: cfg.oscRate ?? 50,
+            feedback: cfg.oscFeedback ?? [],
+          },
+          svc,
+          log.child({ mod: 'osc' }),
+        )
+      : null;
+  oscRef = osc;
   phase = 'ready';
   // The address a person opens (the UI lives under the prefix with its trailing slash).
   const open = url.endsWith('/') ? url : `${url}/`;
@@ -426,9 +444,11 @@ async function startOn(
     sim: gw.sim,
     dataDir,
     sims,
+    osc,
     close: async () => {
       if (closed) return;
       closed = true;
+      await osc?.close();
       // Before the drivers stop: their readiness change must not start a port watch.
       hotplug?.stop();
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);

@@ -41,6 +41,7 @@ import { otaRoutes } from './routes/ota.ts';
 import { integrationRoutes } from './routes/integration.ts';
 import { raceLightsRoutes } from './routes/race-lights.ts';
 import { flagRoutes } from './routes/flags.ts';
+import { oscRoutes } from './routes/osc.ts';
 import { timerRoutes } from './routes/timers.ts';
 import { raceRoutes } from './routes/race.ts';
 import { consoleRoutes } from './routes/console.ts';
@@ -213,6 +214,7 @@ export async function buildApp(
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
       await api.register(raceRoutes(svc));
       await api.register(flagRoutes(svc));
+      await api.register(oscRoutes(svc));
       await api.register(raceLightsRoutes(svc));
       await api.register(timerRoutes(svc));
       await api.register(consoleRoutes(svc));

@@ -21,6 +21,7 @@ import type { LinkTestService } from './link-test/index.ts';
 import type { LogBuffer } from './logs/index.ts';
 import type { BlackoutService } from './race/index.ts';
 import type { FlagService } from './flags/index.ts';
+import type { OscStats } from './osc/server.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
 import type { NetworksService } from './networks/index.ts';
 import type { RfMovesService } from './rf-moves/index.ts';
@@ -61,6 +62,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   blackout: BlackoutService;
   /** Race flags (green, yellow, red, clear): red holds the race looks back until cleared. */
   flags: FlagService;
+  /** The OSC receiver's counters (`GET /api/osc`), or null when it is off. */
+  oscStats: () => OscStats | null;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */
   consoleSettings: ConsoleSettingsService;
   /** Where the state lives; `simulated` when it is the simulator's own folder. */
