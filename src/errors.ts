@@ -43,6 +43,21 @@ export class ConflictError extends Error {
   }
 }
 
+/**
+ * The command path refused a light command: 409 a higher-priority source holds the target
+ * (`extra.holder` says who), 429 the source's rate limit, 403 the source is switched off.
+ */
+export class CommandRefusedError extends Error {
+  override readonly name = 'CommandRefusedError';
+  constructor(
+    readonly status: 403 | 409 | 429,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
 export class UnavailableError extends Error {
   override readonly name = 'UnavailableError';
   constructor(

@@ -7,6 +7,7 @@ import { TypedEmitter } from './util/typed-emitter.ts';
 import type { GatewaySnapshot, MasterSnapshot } from './gateway/types.ts';
 import type { Scope } from './state/scopes.ts';
 import type { TaskSnapshot } from './tasks/task-types.ts';
+import type { OwnersView } from './services/command-path/index.ts';
 
 /** What started a field-recovery episode (services/devices/recovery.ts). */
 export type RecoveryTrigger =
@@ -62,6 +63,8 @@ export interface AppEvents extends Record<string, unknown> {
   recovery: RecoveryProgress;
   /** A gateway was bound, released, went missing, came back (at most 4 a second). */
   networks: NetworksEvent;
+  /** Who holds which target changed (command path): the owners view as it is now. */
+  owners: OwnersView;
   /** The race flag changed (raised, cleared): the web UI's streams and OSC feedback. */
   flag: FlagEvent;
 }

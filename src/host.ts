@@ -29,7 +29,8 @@ import type { StartblockSlot } from './domain/scenes/types.ts';
 import { createOta } from './services/ota/index.ts';
 import { createScenes } from './services/scenes/index.ts';
 import { BlackoutService } from './services/race/index.ts';
-import { FlagService, FlagsStore, fieldSender } from './services/flags/index.ts';
+import { FLAG_SOURCE, FlagService, FlagsStore, fieldSender } from './services/flags/index.ts';
+import { createCommandPath } from './services/command-path/index.ts';
 import { createConsoleSettings } from './services/console/index.ts';
 import { createSpecials } from './services/specials/index.ts';
 import { createWifi, processRunner } from './services/wifi/index.ts';
@@ -132,6 +133,12 @@ async function startOn(
     registry,
     log: log.child({ mod: 'networks' }),
   });
+  // Every light command is decided here first (issue 37); live timeouts run on wall time.
+  const commandPath = createCommandPath({
+    dataDir,
+    log,
+    groupOf: (addr) => registry.find(addr)?.groupId ?? null,
+  });
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: dataDir, store, bus, clock, log });
   // The integration is built after the scenes it drives; they read its heat lazily.
@@ -158,10 +165,19 @@ async function startOn(
     driver,
     sceneDispatch: scenes.sceneDispatch,
     router,
+    commandPath,
   });
   // Race flags: red stops the race looks (they ask `suppressed`) and the running scene.
+  commandPath.registerSource({
+    id: FLAG_SOURCE,
+    sourceClass: 'safety',
+    label: 'Race flag',
+    external: false,
+    http: false,
+  });
   const flags: FlagService = new FlagService({
     file: new FlagsStore(dataDir),
+    path: commandPath,
     field: fieldSender(driver, router),
     log: log.child({ mod: 'flags' }),
     now: () => Date.now(),
@@ -177,6 +193,7 @@ async function startOn(
     sceneDispatch: scenes.sceneDispatch,
     integration,
     looks,
+    commandPath,
     catalog: {
       groupExists: (id) => store.state.groups.some((g) => g.id === id),
       deviceExists: (addr) => store.state.devices.some((x) => x.addr === addr),
@@ -282,6 +299,7 @@ async function startOn(
     flags,
     oscStats: () => oscRef?.server.stats() ?? null,
     consoleSettings: createConsoleSettings({ store, log }),
+    commandPath,
     networks,
     gatewayScan: createGatewayScanner({
       radio,
@@ -303,6 +321,10 @@ async function startOn(
     }),
   };
   const unsubs = wireEvents(svc);
+  unsubs.push(
+    commandPath.subscribe((v) => bus.emit('owners', v)),
+    () => commandPath.stop(),
+  );
   unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
   // A forgotten device: its history goes, the scenes naming it are reported, and a simulated
   // left-over that was forgotten is no longer one.
@@ -373,6 +395,8 @@ async function startOn(
   await svc.firmware.init();
   await svc.ledPresets.init();
   await raceLights.settings.load();
+  await commandPath.load();
+  // After the path's settings: a red flag still up takes its hold again.
   await flags.load();
   await timers.load();
   await svc.ota.recover();

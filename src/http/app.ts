@@ -44,6 +44,7 @@ import { flagRoutes } from './routes/flags.ts';
 import { oscRoutes } from './routes/osc.ts';
 import { timerRoutes } from './routes/timers.ts';
 import { raceRoutes } from './routes/race.ts';
+import { commandPathRoutes } from './routes/command-path.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { networksRoutes } from './routes/networks.ts';
 import { rfMovesRoutes } from './routes/rf-moves.ts';
@@ -215,6 +216,7 @@ export async function buildApp(
       await api.register(raceRoutes(svc));
       await api.register(flagRoutes(svc));
       await api.register(oscRoutes(svc));
+      await api.register(commandPathRoutes(svc));
       await api.register(raceLightsRoutes(svc));
       await api.register(timerRoutes(svc));
       await api.register(consoleRoutes(svc));

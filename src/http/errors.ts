@@ -7,6 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ActionFailedError,
   BusyError,
+  CommandRefusedError,
   ConflictError,
   NotFoundError,
   PersistenceError,
@@ -31,6 +32,8 @@ export function errorHandler(log: Logger) {
       void reply.code(409).send({ ok: false, busy: true, error: 'scene_running', scene: err.scene });
     } else if (err instanceof ConflictError) {
       void reply.code(409).send({ ok: false, ...err.extra, error: err.message });
+    } else if (err instanceof CommandRefusedError) {
+      void reply.code(err.status).send({ ok: false, ...err.extra, error: err.message });
     } else if (err instanceof UnavailableError) {
       void reply.code(503).send({ ok: false, ...err.extra, error: err.message });
     } else if (err instanceof ActionFailedError) {

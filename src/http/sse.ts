@@ -83,6 +83,8 @@ export class SseHub {
       // Not in the contract: only the web UI's streams (`?console=1`) get it.
       bus.on('networks', (p) => this.broadcast('networks', p, (s) => s.console)),
       bus.on('flag', (p) => this.broadcast('flag', p, (s) => s.console)),
+      // Not in the contract either: the owners strip of the web UI.
+      bus.on('owners', (p) => this.broadcast('owners', p, (s) => s.console)),
     );
   }
 

@@ -22,6 +22,7 @@ import type { LogBuffer } from './logs/index.ts';
 import type { BlackoutService } from './race/index.ts';
 import type { FlagService } from './flags/index.ts';
 import type { OscStats } from './osc/server.ts';
+import type { CommandPathService } from './command-path/index.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
 import type { NetworksService } from './networks/index.ts';
 import type { RfMovesService } from './rf-moves/index.ts';
@@ -64,6 +65,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   flags: FlagService;
   /** The OSC receiver's counters (`GET /api/osc`), or null when it is off. */
   oscStats: () => OscStats | null;
+  /** Every light command's source, priority and owner, decided in one place (issue 37). */
+  commandPath: CommandPathService;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */
   consoleSettings: ConsoleSettingsService;
   /** Where the state lives; `simulated` when it is the simulator's own folder. */

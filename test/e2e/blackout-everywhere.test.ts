@@ -53,6 +53,13 @@ const OVERLAYS: Record<string, Overlay> = {
   },
   'settings-dialog': { kind: 'dialog', open: (p) => p.getByRole('button', { name: 'Settings' }).click() },
   'native-presets': { kind: 'dialog', open: (p) => click(p, 'Native presets') },
+  'command-sources-dialog': {
+    kind: 'dialog',
+    open: async (p) => {
+      await p.getByRole('button', { name: 'Settings' }).click();
+      await click(p, 'Command sources…');
+    },
+  },
   'racelink-import': {
     kind: 'dialog',
     open: async (p) => {

@@ -38,6 +38,7 @@ import {
   scheduleNetworks,
 } from './networks/networks-store.ts';
 import type { NetworksAnswer } from './networks/network-types.ts';
+import { applyOwners, loadOwners, type OwnersView } from './owners/owners-store.ts';
 
 type Listener<T> = (data: T) => void;
 const refreshListeners = new Map<string, Set<() => void>>();
@@ -116,6 +117,8 @@ function open(): void {
     void get<{ recovery: RecoveryProgress }>('recovery')
       .then((r) => (recovery.value = r.recovery))
       .catch(() => undefined);
+    // Who holds what: the stream tells each change from now on, this is the state until then.
+    void loadOwners().catch(() => undefined);
     // After the page's first load has finished, not beside it: the lists then go out as
     // conditional requests (they carry ETags and no-cache) and come back as 304s, instead of
     // every list travelling twice at once on a cold open.
@@ -165,6 +168,11 @@ function open(): void {
   src.addEventListener('networks', (e) => {
     const n = parse<Partial<NetworksAnswer>>(e as MessageEvent);
     if (n) applyNetworksEvent(n);
+  });
+  // Who holds which target (command path): sent on every change, live lapses included.
+  src.addEventListener('owners', (e) => {
+    const v = parse<OwnersView>(e as MessageEvent);
+    if (v) applyOwners(v);
   });
   src.addEventListener('gateway', (e) => {
     const g = parse<Gateway>(e as MessageEvent);

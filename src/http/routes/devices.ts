@@ -11,6 +11,8 @@ import { DeviceRegistry } from '../../services/devices/index.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseAddrList, parseBody, zBool, zInt, zMacList } from '../validation.ts';
 import { abortOnDisconnect } from '../client-gone.ts';
+import { commandSource } from '../command-source.ts';
+import type { TargetJson } from '../../services/command-path/index.ts';
 
 const nullable = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
 
@@ -100,11 +102,19 @@ export const deviceRoutes = (svc: AppServices) => async (api: FastifyInstance) =
     if ((b.macs === undefined) === (b.groupId === undefined)) {
       throw new ValidationError('macs or groupId: give exactly one of them');
     }
-    const target =
-      b.macs !== undefined ? { macs: parseAddrList(b.macs, 'macs') } : { groupId: b.groupId ?? 255 };
-    const r = await svc.control.control(
-      { target, flags: b.flags, presetId: b.presetId, brightness: b.brightness },
-      { signal: abortOnDisconnect(reply) },
+    const macs = b.macs !== undefined ? parseAddrList(b.macs, 'macs') : null;
+    const groupId = b.groupId ?? 255;
+    const target = macs ? { macs } : { groupId };
+    // Decided by the command path first: refused (409/429/403) before a frame goes out.
+    const targets: TargetJson[] = macs
+      ? macs.map((addr) => ({ kind: 'device', addr }))
+      : [groupId === 255 ? { kind: 'all' } : { kind: 'group', id: groupId }];
+    const source = commandSource(req, svc.commandPath);
+    const r = await svc.commandPath.run({ source, targets, action: 'control' }, () =>
+      svc.control.control(
+        { target, flags: b.flags, presetId: b.presetId, brightness: b.brightness },
+        { signal: abortOnDisconnect(reply) },
+      ),
     );
     return { ok: true, changed: r.sent, ...(Object.keys(r.errors).length ? { errors: r.errors } : {}) };
   });

@@ -7,6 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject } from '../validation.ts';
+import { commandSource } from '../command-source.ts';
+import { sceneTargets } from '../../services/command-path/index.ts';
 
 interface KeyParams {
   key: string;
@@ -69,7 +71,12 @@ export const sceneRunRoutes = (svc: AppServices) => async (api: FastifyInstance)
     ...dispatch.estimateStored(req.params.key),
   }));
   api.post<{ Params: KeyParams }>('/scenes/:key/run', async (req) => {
-    const result = await dispatch.run(req.params.key, bodyObject(req.body));
+    const body = bodyObject(req.body);
+    const source = commandSource(req, svc.commandPath);
+    const targets = sceneTargets(dispatch.actionsOf(req.params.key, body));
+    const result = await svc.commandPath.run({ source, targets, action: `scene ${req.params.key}` }, () =>
+      dispatch.run(req.params.key, body),
+    );
     return { ok: result.ok, result };
   });
   api.post('/scenes/cancel', async () => ({ ok: true, ...dispatch.cancel() }));

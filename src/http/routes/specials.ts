@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { ValidationError } from '../../errors.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseBody } from '../validation.ts';
+import { commandSource } from '../command-source.ts';
 
 const zMac = z.string({ error: 'must be a string of 6 or 12 hex characters' }).trim().min(1, 'is required');
 const zKey = z.string({ error: 'must be a string' }).trim().min(1, 'is required');
@@ -46,6 +47,12 @@ export const specialsRoutes = (svc: AppServices) => async (api: FastifyInstance)
 
   api.post('/specials/action', async (req) => {
     const a = parseAction(bodyObject(req.body));
-    return svc.specialsActions.run(a.mac, a.fn, a.params);
+    // A device function is a light command: decided by the command path (its 400/404 first).
+    const { addr } = svc.specials.target(a.mac);
+    const source = commandSource(req, svc.commandPath);
+    return svc.commandPath.run(
+      { source, targets: [{ kind: 'device', addr }], action: `function ${a.fn}` },
+      () => svc.specialsActions.run(a.mac, a.fn, a.params),
+    );
   });
 };

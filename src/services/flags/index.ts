@@ -12,5 +12,5 @@ export {
   type FlagLooks,
   type FlagState,
 } from './looks.ts';
-export { FlagService, type FlagDeps, type FlagReport } from './service.ts';
+export { FLAG_SOURCE, FlagService, type FlagDeps, type FlagReport } from './service.ts';
 export { fieldSender, lookFrames, type FieldReport, type FieldSender } from './field.ts';

@@ -10,7 +10,9 @@
  * let the next lap event light the gates over a stopped race. Nothing is re-sent at start
  * (the nodes keep what they show); pressing the flag again re-sends it.
  */
+import { CommandRefusedError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
+import type { CommandGate } from '../command-path/index.ts';
 import type { M2NRequest } from '../../protocol/types.ts';
 import { lookFrames, type FieldReport, type FieldSender } from './field.ts';
 import {
@@ -22,8 +24,20 @@ import {
   type FlagsStore,
 } from './looks.ts';
 
+/** The flags' own source on the command path: safety (90), whoever pressed. */
+export const FLAG_SOURCE = 'flag';
+
 export interface FlagDeps {
   file: FlagsStore;
+  /**
+   * The command path: a flag is admitted as the `flag` source (safety) over the whole field;
+   * red holds it until cleared, so every lower source (race looks 80, live control 70, the
+   * operator 60…) is refused meanwhile. `release` lets go of red's hold.
+   */
+  path: CommandGate & {
+    release(source: string): number;
+    enabled(source: string): boolean;
+  };
   field: FieldSender;
   log: Logger;
   now(): number;
@@ -57,6 +71,7 @@ export class FlagService {
     this.file = file;
     if (file.state.flag)
       this.deps.log.warn({ flag: file.state.flag }, `the ${file.state.flag} flag is still up`);
+    this.holdAfterLoad();
   }
 
   state(): FlagState {
@@ -89,6 +104,18 @@ export class FlagService {
    */
   async raise(action: FlagAction, source: string): Promise<FlagReport> {
     const red = action === 'red';
+    // A source switched off in the settings cannot press a flag either.
+    if (!this.deps.path.enabled(source))
+      throw new CommandRefusedError(403, `source ${source} is switched off in the settings`, { source });
+    // Any flag ends red's hold; red takes a new one (refused only by a higher hold: nothing
+    // outranks safety but Blackout, which holds nothing).
+    this.deps.path.release(FLAG_SOURCE);
+    this.deps.path.admit({
+      source: FLAG_SOURCE,
+      targets: [{ kind: 'all' }],
+      action: `flag ${action} (${source})`,
+      hold: red ? 'until-release' : 'none',
+    });
     // Red: nothing already running may overwrite it. Synchronous requests, so no frame of
     // theirs is queued after ours.
     const scene = red ? this.deps.cancelScene() : { cancelled: false, scene: null };
@@ -118,6 +145,25 @@ export class FlagService {
     if (red || report.sent === 0) this.deps.log.warn(line, `flag ${action}`);
     else this.deps.log.info(line, `flag ${action}`);
     return out;
+  }
+
+  /**
+   * Blackout dropped every hold on the path; a red flag stays up (the race is still
+   * stopped): its hold is taken again.
+   */
+  afterBlackout(): void {
+    if (this.file.state.flag !== 'red') return;
+    this.deps.path.admit({
+      source: FLAG_SOURCE,
+      targets: [{ kind: 'all' }],
+      action: 'flag red (kept over Blackout)',
+      hold: 'until-release',
+    });
+  }
+
+  /** A host started with the red flag up holds the field again (flags.json said so). */
+  private holdAfterLoad(): void {
+    this.afterBlackout();
   }
 
   private save(f: typeof this.file): Promise<void> {

@@ -10,6 +10,7 @@ import type { NetworkRoute, NetworkRouter } from '../../gateway/network-parts.ts
 import { parallelAirtimeMs } from '../scenes/cost-estimator.ts';
 import type { PlannedFrame, SceneDispatchService } from '../scenes/index.ts';
 import { IntegrationService, type IntegrationMode } from './service.ts';
+import { sceneTargets, type CommandGate } from '../command-path/index.ts';
 
 export { IntegrationService, type IntegrationMode, type PendingStart } from './service.ts';
 export { atWallTime, type WallTimer } from './at-time.ts';
@@ -22,6 +23,8 @@ export function createIntegration(d: {
   sceneDispatch: SceneDispatchService;
   /** Several gateways: each network's gateway. */
   router?: NetworkRouter;
+  /** Decides each scene the timers start (absent: they run undecided, as in unit tests). */
+  commandPath?: CommandGate;
 }): IntegrationService {
   const { sceneDispatch, driver } = d;
   // A frame planned for one network goes through that network's gateway; else the driver.
@@ -32,7 +35,15 @@ export function createIntegration(d: {
     log: d.log.child({ mod: 'integration' }),
     // Race times are the timing application's wall clock, never the simulator's.
     wall: new ScaledClock(1),
-    runScene: (key, body) => sceneDispatch.run(key, body),
+    // A race's scene holds its targets while it plays (race events: priority 80 by default).
+    runScene: (key, body, source) => {
+      const path = d.commandPath;
+      if (!path) return sceneDispatch.run(key, body);
+      const targets = sceneTargets(sceneDispatch.actionsOf(key, body));
+      return path.run({ source, targets, action: `scene ${key}`, hold: 'run' }, () =>
+        sceneDispatch.run(key, body),
+      );
+    },
     // Several networks send their SYNCs in parallel: the lead is one SYNC's airtime.
     syncAirtimeMs: () => parallelAirtimeMs(sceneDispatch.estimate([{ kind: 'sync' }])),
     planSync: (scene) => sceneDispatch.planSyncAfter(scene),

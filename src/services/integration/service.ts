@@ -20,8 +20,11 @@ export interface IntegrationDeps {
   mode: IntegrationMode;
   log: Logger;
   wall: WallTimer;
-  /** Runs a stored scene, or a draft when `body.actions` is set (SceneDispatchService.run). */
-  runScene(key: string, body: Record<string, unknown>): Promise<RunResult>;
+  /**
+   * Runs a stored scene, or a draft when `body.actions` is set (SceneDispatchService.run), as
+   * `source`'s command (the command path may refuse it: CommandRefusedError).
+   */
+  runScene(key: string, body: Record<string, unknown>, source: string): Promise<RunResult>;
   /** Radio airtime of one SYNC frame at the current settings (ms). */
   syncAirtimeMs(): number;
   /**
@@ -141,10 +144,14 @@ export class IntegrationService {
   }
 
   /** Runs a stored scene (or the draft in `body.actions`) to its end, noted as the last run. */
-  async runScene(key: string, body: Record<string, unknown> = {}): Promise<RunResult> {
+  async runScene(
+    key: string,
+    body: Record<string, unknown> = {},
+    source = 'rotorhazard',
+  ): Promise<RunResult> {
     const requested = this.deps.wall.now();
     try {
-      const r = await this.deps.runScene(key, body);
+      const r = await this.deps.runScene(key, body, source);
       this.noteRun(key, requested, r.ok, r.error);
       return r;
     } catch (err) {

@@ -19,18 +19,17 @@ export interface OscActionDeps {
   flag(action: FlagAction, source: string): Promise<Sent>;
   sceneExists(key: string): boolean;
   runningScene(): string | null;
-  /** Starts the scene; the promise ends with the run. */
+  /**
+   * Starts the scene; the promise ends with the run. A refusal (the command path: a target
+   * held by a higher priority) throws at once. The group senders throw refusals too; they
+   * are asked when a queued command's turn comes, so a flag raised meanwhile is seen.
+   */
   runScene(key: string): Promise<unknown>;
   stopScene(): void;
   groupExists(id: number): boolean;
   groupPreset(group: number, preset: number, brightness: number): Promise<Sent>;
   groupColor(group: number, rgb: [number, number, number], brightness: number): Promise<Sent>;
   groupOff(group: number): Promise<Sent>;
-  /**
-   * Why a look from OSC may not go out now (the red flag is up: safety outranks live
-   * control), or null. Asked again when a queued command's turn comes.
-   */
-  held(): string | null;
   /** A scene started from OSC ended in an error (logged; the sender was answered already). */
   sceneFailed(key: string, error: string): void;
 }
@@ -48,10 +47,7 @@ export function createOscActions(d: OscActionDeps): OscActions & { superseded():
   const group = (id: number, job: () => Promise<Sent>): Promise<Result> => {
     if (!d.groupExists(id)) return Promise.resolve({ ok: false, error: `group ${id} not found` });
     return queue
-      .submit(`group:${id}`, async (): Promise<Result> => {
-        const why = d.held();
-        return why ? { ok: false, error: why } : outcome(await job());
-      })
+      .submit(`group:${id}`, async (): Promise<Result> => outcome(await job()))
       .then((r) =>
         // A newer value for the same group replaced this one: that is what the surface wants.
         r === 'superseded' ? { ok: true } : r,
@@ -70,8 +66,6 @@ export function createOscActions(d: OscActionDeps): OscActions & { superseded():
           return { ok: true };
         case 'scene_run': {
           if (!d.sceneExists(cmd.key)) return { ok: false, error: `scene ${cmd.key} not found` };
-          const why = d.held();
-          if (why) return { ok: false, error: why };
           const other = d.runningScene();
           if (other !== null) return { ok: false, error: `scene_running: ${other}` };
           d.runScene(cmd.key).catch((err: unknown) => d.sceneFailed(cmd.key, (err as Error).message));

@@ -65,7 +65,6 @@ export async function startOsc(o: OscOptions, svc: AppServices, log: Logger): Pr
         });
       return { sent: ok, errors };
     },
-    held: () => (svc.flags.suppressing() ? 'held by the red flag: clear it first' : null),
     sceneFailed: (key, error) => log.warn({ scene: key, error, source: OSC_SOURCE }, 'OSC scene run failed'),
   });
   const feedback = new OscFeedback({

@@ -119,6 +119,17 @@ export class SceneDispatchService {
    * first; the stored scene stays untouched). `stop_on_error` falls back to the stored
    * scene's, then true.
    */
+  /**
+   * The actions `run(key, body)` would play (validated the same way, so a bad body is a 400 or
+   * 404 here too): the command path reads their targets before the run starts.
+   */
+  actionsOf(key: string, body: DraftBody): SceneAction[] {
+    const stored = this.deps.scenes.lookup(key);
+    const draft = body.actions !== undefined && body.actions !== null;
+    if (!draft && !stored) throw new NotFoundError('scene_not_found');
+    return draft ? this.deps.scenes.validateActions(body.actions) : (stored?.actions ?? []);
+  }
+
   async run(key: string, body: DraftBody): Promise<RunResult> {
     const stored = this.deps.scenes.lookup(key);
     const draft = body.actions !== undefined && body.actions !== null;

@@ -68,7 +68,7 @@ describe('race flags', () => {
       await until('every node red', allShow(h, '255:255,0,0'), 20_000);
       await sse.waitFor('flag', (d) => (d as { flag: string }).flag === 'red');
       const state = await send(h, 'GET', '/api/flags');
-      expect(state.body).toMatchObject({ ok: true, flag: 'red', source: 'operator' });
+      expect(state.body).toMatchObject({ ok: true, flag: 'red', source: 'ui' });
       expect(typeof state.body.since_epoch_ms).toBe('number');
 
       // The timer's lap and phase looks are held back while red is up.
@@ -90,6 +90,27 @@ describe('race flags', () => {
       expect(stats.phases_held).toBe(1);
       expect(h.host.services.sceneDispatch.running()).toBeNull();
       expect(look(a)).toBe('255:255,0,0');
+      // The flag holds the whole field at safety priority (90) on the command path: the
+      // operator's own control (60) is refused naming it, and the owners view shows it.
+      const control = await send(h, 'POST', '/api/devices/control', {
+        groupId: 0,
+        flags: 0,
+        presetId: 1,
+        brightness: 10,
+      });
+      expect(control.status).toBe(409);
+      expect(String(control.body.error)).toMatch(/held by flag \(90\)/);
+      const owners = await send(h, 'GET', '/api/control/owners');
+      expect(owners.body.owners).toEqual([
+        expect.objectContaining({ source: 'flag', priority: 90, target: { kind: 'all' } }),
+      ]);
+      // Blackout darkens the field; the red flag stays up and keeps its hold.
+      expect((await send(h, 'POST', '/api/blackout')).status).toBe(200);
+      await until('every node dark', () => leds(h).every((n) => n.snapshot().bri === 0), 20_000);
+      expect((await send(h, 'GET', '/api/flags')).body).toMatchObject({ flag: 'red' });
+      expect((await send(h, 'GET', '/api/control/owners')).body.owners).toHaveLength(1);
+      expect((await send(h, 'POST', '/api/flags/red')).status).toBe(200);
+      await until('every node red again', allShow(h, '255:255,0,0'), 20_000);
 
       // Clear: the field goes dark (the default clear look) and laps flash again.
       const clear = await send(h, 'POST', '/api/flags/clear', {});
@@ -97,6 +118,7 @@ describe('race flags', () => {
       expect(clear.body).toMatchObject({ ok: true, action: 'clear', flag: null });
       await until('every node dark', () => leds(h).every((n) => n.snapshot().bri === 0), 20_000);
       await sse.waitFor('flag', (d) => (d as { flag: string | null }).flag === null);
+      expect((await send(h, 'GET', '/api/control/owners')).body.owners).toEqual([]);
       const lap2 = await send(
         h,
         'POST',
@@ -123,14 +145,14 @@ describe('race flags', () => {
       });
       await until('the scene running', () => h.host.services.sceneDispatch.running() === 'show');
       const red = await send(h, 'POST', '/api/flags/red', undefined, {
-        'x-lightnet-source': 'race-director',
+        'x-lightnet-source': 'show',
       });
       expect(red.body).toMatchObject({ ok: true, flag: 'red', scene_cancelled: 'show' });
       expect((await run).body.result.cancelled).toBe(true);
       await until('every node red', allShow(h, '255:255,0,0'), 20_000);
       expect((await send(h, 'GET', '/api/flags')).body).toMatchObject({
         flag: 'red',
-        source: 'race-director',
+        source: 'show',
       });
     });
   });

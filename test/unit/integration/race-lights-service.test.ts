@@ -59,7 +59,7 @@ function fakeRunner() {
     cancelFromOutside: () => port.cancel(),
     /** The operator starts a scene of their own. */
     operator: (key: string) => {
-      void port.run(key, {});
+      void port.run(key, {}, 'ui');
     },
   };
 }

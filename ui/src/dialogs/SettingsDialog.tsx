@@ -13,6 +13,7 @@ import { confirmAction } from './confirm.tsx';
 import { Modal } from './Modal.tsx';
 import { RaceLinkImportDialog } from './RaceLinkImportDialog.tsx';
 import { openNetworks } from '../networks/networks-store.ts';
+import { CommandSourcesDialog } from '../owners/CommandSourcesDialog.tsx';
 
 /** Restores a backup file chosen by the operator (after a confirmation). */
 async function restoreFrom(file: File): Promise<void> {
@@ -51,7 +52,9 @@ async function logOut(): Promise<void> {
 export function SettingsDialog({ onClose }: { onClose: () => void }) {
   const [cell, setCell] = useState(thresholds.value.warnPerCell);
   const [importing, setImporting] = useState(false);
+  const [sources, setSources] = useState(false);
   if (importing) return <RaceLinkImportDialog onClose={() => setImporting(false)} />;
+  if (sources) return <CommandSourcesDialog onClose={() => setSources(false)} />;
   const submit = (e: Event) => {
     e.preventDefault();
     onClose();
@@ -124,6 +127,16 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
             }}
           >
             Networks…
+          </button>
+        </div>
+        <h3>Command sources</h3>
+        <p class="muted">
+          Who may send light commands besides this console (RotorHazard, FPVTrackside, a live desk, a show
+          script), at which priority, and how many of their commands were refused.
+        </p>
+        <div class="buttons start">
+          <button type="button" data-testid="command-sources-open" onClick={() => setSources(true)}>
+            Command sources…
           </button>
         </div>
         <h3>Import from RaceLink</h3>

@@ -15,6 +15,7 @@ import { PageLink } from '../common/PageLink.tsx';
 import { networksDialogOpen } from '../networks/networks-store.ts';
 import { shaped } from '../store.ts';
 import { lazy, preloadLazy } from '../common/lazy.ts';
+import { OwnersStrip } from '../owners/OwnersStrip.tsx';
 
 // Not on the first screen: chunks of their own (common/lazy.ts).
 const ScenesPage = lazy(() => import('../scenes/ScenesPage.tsx').then((m) => m.ScenesPage));
@@ -143,6 +144,7 @@ export function App() {
         </button>
       </header>
       <StatusBar />
+      {shaped.value && <OwnersStrip />}
       {shaped.value && <Banners onShowBattery={() => setBattery(true)} />}
       {!shaped.value ? (
         <main class="main" id="main" aria-busy="true" />

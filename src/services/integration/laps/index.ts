@@ -13,6 +13,8 @@ import { LookMemory } from './looks.ts';
 import { RaceLightsService } from './service.ts';
 import { RaceLightsFile, defaultRaceLights, type RaceLightsSettings } from './settings.ts';
 import { checkTargets, type TargetCatalog } from './targets.ts';
+import { CommandRefusedError } from '../../../errors.ts';
+import { fromActionTarget, type CommandGate } from '../../command-path/index.ts';
 
 export { LookMemory } from './looks.ts';
 export { RaceLightsService, type LapEvent, type PhaseEvent } from './service.ts';
@@ -79,6 +81,8 @@ export function createRaceLights(d: {
   router?: NetworkRouter;
   /** Why race looks may not show now (a red flag is up), or null. */
   suppressed?: () => string | null;
+  /** Decides each lap flash (looks are decided by the integration's scene run). */
+  commandPath?: CommandGate;
 }): RaceLights {
   const log = d.log.child({ mod: 'race-lights' });
   const wall = new ScaledClock(1);
@@ -104,6 +108,15 @@ export function createRaceLights(d: {
     wall,
     heat: () => d.integration.heat(),
     planEffect: (target, params) => d.sceneDispatch.planEffect(target, params),
+    admit: (target, source) => {
+      try {
+        d.commandPath?.admit({ source, targets: fromActionTarget(target), action: 'lap flash' });
+        return null;
+      } catch (err) {
+        if (err instanceof CommandRefusedError) return err.message;
+        throw err;
+      }
+    },
     send: (f, deadlineMs) => {
       const r =
         f.network !== undefined && d.router
@@ -116,7 +129,7 @@ export function createRaceLights(d: {
     radioBacklog: () => d.driver.stats().queueDepth,
     flashAirtimeMs,
     runner: {
-      run: (key, body) => d.integration.runScene(key, body),
+      run: (key, body, source) => d.integration.runScene(key, body, source),
       running: () => d.sceneDispatch.running(),
       cancels: () => d.sceneDispatch.cancels(),
       cancel: () => void d.sceneDispatch.cancel(),

@@ -23,8 +23,11 @@ export interface LookRun {
 
 /** The scene runner as the player needs it. */
 export interface LookRunner {
-  /** Runs a stored scene, or the draft in `body.actions`, to its end; rejects when it cannot start. */
-  run(key: string, body: Record<string, unknown>): Promise<LookRun>;
+  /**
+   * Runs a stored scene, or the draft in `body.actions`, to its end, as `source`'s command;
+   * rejects when it cannot start (another scene runs, the command path refuses it).
+   */
+  run(key: string, body: Record<string, unknown>, source: string): Promise<LookRun>;
   /** The key of the scene being played, or null. */
   running(): string | null;
   /** Stops the running scene between frames (a no-op when none runs). */
@@ -40,6 +43,8 @@ export interface PhaseLook {
   body: Record<string, unknown>;
   /** Called once the look has gone out whole. */
   whenShown?: () => void;
+  /** The timer whose event asked for it (`rotorhazard`, `fpvtrackside`). */
+  source: string;
 }
 
 export type PhaseLookState =
@@ -101,7 +106,7 @@ export class PhaseLookPlayer {
         return;
       }
       rec.state = 'running';
-      const run = this.deps.runner.run(look.key, look.body);
+      const run = this.deps.runner.run(look.key, look.body, look.source);
       const ended = run.then(
         () => undefined,
         () => undefined,

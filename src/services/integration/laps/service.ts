@@ -42,6 +42,11 @@ export interface RaceLightsDeps {
   heat(): Heat | null;
   /** Frames of a native effect to a target, planned as a scene action would be. */
   planEffect(target: SceneTarget, params: { mode: number; brightness: number }): Frame[];
+  /**
+   * Asks the command path whether `source` may flash `target` now: null when it may, else
+   * why not (a higher source holds the gate). Absent: every flash may.
+   */
+  admit?(target: SceneTarget, source: string): string | null;
   /** Hands one lap frame to the driver (interactive, dropped after `deadlineMs` unsent). */
   send(frame: Frame, deadlineMs: number): Promise<TxOutcome>;
   /** Frames waiting in the driver's queue (other traffic): a pass meeting any is dropped. */
@@ -73,7 +78,7 @@ export interface PhaseEvent extends StageTimes {
   force: boolean;
 }
 
-type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent';
+type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent' | 'held';
 type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped' | 'red_flag';
 
 interface FlashRecord {
@@ -163,7 +168,7 @@ export class RaceLightsService {
     const gate = seatGate(s, ev.seat);
     if (!gate) return ignore('unmapped');
     const color = seatColor(s, this.deps.heat(), ev.seat, ev.color);
-    return this.flash(gate, ev.seat, color, now, ev.event_epoch_ms);
+    return this.flash(gate, ev.seat, color, now, ev.event_epoch_ms, 'rotorhazard');
   }
 
   /**
@@ -186,7 +191,7 @@ export class RaceLightsService {
     const gate =
       s.timing_systems.find((t) => t.index === ev.index)?.gate ?? (ev.index === 0 ? s.all_seats_gate : null);
     if (!gate) return ignore('unmapped');
-    return this.flash(gate, NO_SEAT, ev.color, this.deps.wall.now(), ev.event_epoch_ms);
+    return this.flash(gate, NO_SEAT, ev.color, this.deps.wall.now(), ev.event_epoch_ms, 'fpvtrackside');
   }
 
   private flash(
@@ -195,11 +200,16 @@ export class RaceLightsService {
     color: Rgb,
     now: number,
     eventAt: number | null,
+    source: string,
   ): { result: 'flash' | 'merged' | 'waiting' | DropReason } {
     const s = this.deps.settings();
     const ev = { seat, event_epoch_ms: eventAt };
     if (this.deps.radioBacklog() > 0)
       return this.drop('radio_busy', seatsOf([ev.seat]), gateLabel(gate), [color], now, ev.event_epoch_ms);
+    // A gate the operator took over (or a red flag holds) does not flash: dropped, with why.
+    const refused = this.deps.admit?.(gateTarget(gate), source) ?? null;
+    if (refused !== null)
+      return this.drop('held', seatsOf([ev.seat]), gateLabel(gate), [color], now, ev.event_epoch_ms, refused);
     const frames = this.deps.planEffect(gateTarget(gate), {
       mode: s.flash.effect,
       brightness: s.flash.brightness,
@@ -217,7 +227,10 @@ export class RaceLightsService {
   }
 
   /** A race phase (or `stage`, which carries the announced staging and start times). */
-  phase(ev: PhaseEvent): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
+  phase(
+    ev: PhaseEvent,
+    source = 'rotorhazard',
+  ): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
     const s = this.deps.settings();
     if (!s.enabled && !ev.force) return { ran: [], scheduled: [] };
     // A red flag holds every race look back, the scheduled ones too (even an Event Action's).
@@ -241,14 +254,14 @@ export class RaceLightsService {
             : planned;
         const timer = atWallTime(this.deps.wall, m.at_epoch_ms, () => {
           this.scheduled.delete(m.phase);
-          this.runPhase(m.phase, 'scheduled');
+          this.runPhase(m.phase, 'scheduled', source);
         });
         this.scheduled.set(m.phase, { at_epoch_ms: m.at_epoch_ms, timer });
         if (m.phase === 'start') this.lastScheduledStart = m.at_epoch_ms;
         scheduled.push(m);
       }
       // No announced staging moment: staging is now.
-      const ran = plan.some((m) => m.phase === 'staging') ? [] : this.runPhase('staging', 'event');
+      const ran = plan.some((m) => m.phase === 'staging') ? [] : this.runPhase('staging', 'event', source);
       return { ran, scheduled };
     }
     if (ev.phase === 'start' && this.lastScheduledStart !== null) {
@@ -257,19 +270,18 @@ export class RaceLightsService {
       if (started) return { ran: [], scheduled: [] }; // the schedule ran (or runs) it on time
     }
     if (ev.phase === 'stop') this.cancelScheduled();
-    return { ran: this.runPhase(ev.phase, 'event', { seat: ev.seat, color: ev.color }), scheduled: [] };
+    return {
+      ran: this.runPhase(ev.phase, 'event', source, { seat: ev.seat, color: ev.color }),
+      scheduled: [],
+    };
   }
 
   /** A second timer's race phase (FPVTrackside): the same looks, through the same player. */
   timerPhase(phase: Phase, color: string | null): string[] {
-    return this.phase({
-      phase,
-      staging_epoch_ms: null,
-      start_epoch_ms: null,
-      seat: null,
-      color,
-      force: false,
-    }).ran;
+    return this.phase(
+      { phase, staging_epoch_ms: null, start_epoch_ms: null, seat: null, color, force: false },
+      'fpvtrackside',
+    ).ran;
   }
 
   /**
@@ -295,6 +307,7 @@ export class RaceLightsService {
   private runPhase(
     phase: Phase,
     how: string,
+    source: string,
     winner: { seat: number | null; color: string | null } | null = null,
   ): string[] {
     const s = this.deps.settings();
@@ -308,7 +321,7 @@ export class RaceLightsService {
     const body = p.scene ? {} : builtinLook(phase, s, this.deps.heat(), winner);
     if (!body) return [];
     this.lastPhase = { phase, at_epoch_ms: this.deps.wall.now(), how };
-    const look: PhaseLook = { phase, key, body: body as unknown as Record<string, unknown> };
+    const look: PhaseLook = { phase, key, body: body as unknown as Record<string, unknown>, source };
     void this.player.play(this.sequence(look));
     return [phase];
   }
@@ -346,6 +359,7 @@ export class RaceLightsService {
     colors: Rgb[],
     at: number,
     eventAt: number | null = null,
+    detail: string | null = null,
   ): { result: DropReason } {
     this.counts.dropped[r]++;
     this.record({
@@ -356,7 +370,7 @@ export class RaceLightsService {
       received_epoch_ms: at,
       sent_epoch_ms: null,
       ok: false,
-      error: r,
+      error: detail ? `${r}: ${detail}` : r,
     });
     return { result: r };
   }

@@ -1,0 +1,76 @@
+/**
+ * Who holds which target (the host's command path): loaded once, then kept current by the
+ * stream's `owners` event (live holds lapse on the host, which tells us). Take over and hand
+ * back answer with the new state on the stream too; their own answer is only for errors.
+ */
+import { signal } from '@preact/signals';
+import { get, post, request } from '../api.ts';
+
+export type OwnerTarget = { kind: 'all' } | { kind: 'group'; id: number } | { kind: 'device'; addr: string };
+
+export interface Holder {
+  target: OwnerTarget;
+  target_label: string;
+  source: string;
+  source_label: string;
+  source_class: string;
+  priority: number;
+  mode: 'live' | 'run' | 'until-release';
+  since_epoch_ms: number;
+  timeout_left_ms: number | null;
+  action: string;
+}
+
+export interface CommandSource {
+  id: string;
+  label: string;
+  source_class: string;
+  external: boolean;
+  enabled: boolean;
+  priority: number;
+  priority_override: number | null;
+  counts: { accepted: number; refused: number; rate_limited: number; disabled: number };
+}
+
+export interface OwnersView {
+  owners: Holder[];
+  sources: CommandSource[];
+  take_over_priority: number;
+  live_timeout_ms: number;
+}
+
+export const owners = signal<OwnersView | null>(null);
+/** When the view arrived (a live hold's countdown runs from here). */
+export const ownersAt = signal(0);
+
+export function applyOwners(v: OwnersView): void {
+  owners.value = v;
+  ownersAt.value = Date.now();
+}
+
+export async function loadOwners(): Promise<void> {
+  applyOwners(await get<OwnersView>('control/owners'));
+}
+
+/** The operator holds `target` above the race and live sources until handing it back. */
+export async function takeOver(target: OwnerTarget): Promise<void> {
+  await post('control/take-over', { target });
+  await loadOwners();
+}
+
+export async function handBack(target: OwnerTarget): Promise<void> {
+  await post('control/hand-back', { target });
+  await loadOwners();
+}
+
+export interface SourcePatch {
+  sources: Record<string, { enabled?: boolean; priority?: number | null }>;
+}
+
+export async function saveSources(patch: SourcePatch): Promise<void> {
+  await request('PATCH', 'control/settings', patch);
+  await loadOwners();
+}
+
+/** `ui` is this console: its take-over is the one Hand back undoes. */
+export const isOperator = (h: Holder): boolean => h.source === 'ui';
