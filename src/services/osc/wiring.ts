@@ -6,6 +6,7 @@
 import { buildControlFlags } from '../../protocol/flags.ts';
 import type { AppServices } from '../index.ts';
 import type { Logger } from '../../logger.ts';
+import { sceneTargets } from '../command-path/index.ts';
 import { createOscActions, OSC_SOURCE } from './actions.ts';
 import { OscFeedback } from './feedback.ts';
 import { OscServer, type OscTarget } from './server.ts';
@@ -30,19 +31,67 @@ export async function startOsc(o: OscOptions, svc: AppServices, log: Logger): Pr
     sent: r.sent,
     errors: Object.values(r.errors),
   });
+  // OSC is live control (70): a group it sets is held until 3 s of silence (the path's live
+  // timeout); a higher hold (race looks 80, a red flag 90, the operator's take-over) refuses it.
+  svc.commandPath.registerSource({
+    id: OSC_SOURCE,
+    sourceClass: 'live',
+    label: 'OSC',
+    external: true,
+    http: false,
+  });
+  // A frame of ours still queued when red or Blackout goes out (they are urgent: they overtake
+  // it) would land after them: each red flag or Blackout drops what OSC has queued.
+  let era = new AbortController();
+  const dropQueued = (): void => {
+    era.abort();
+    era = new AbortController();
+  };
+  const offFlag = svc.bus.on('flag', (f) => {
+    if (f.flag === 'red') dropQueued();
+  });
+  const admit = (id: number, action: string): void => {
+    svc.commandPath.admit({ source: OSC_SOURCE, targets: [{ kind: 'group', id }], action });
+  };
   const actions = createOscActions({
-    blackout: () => svc.blackout.blackout(),
+    blackout: async () => {
+      svc.commandPath.blackout();
+      dropQueued();
+      const r = await svc.blackout.blackout();
+      svc.flags.afterBlackout();
+      return r;
+    },
     flag: (action, source) => svc.flags.raise(action, source),
     sceneExists: (key) => svc.scenes.lookup(key) !== undefined,
     runningScene: () => svc.sceneDispatch.running(),
-    runScene: (key) => svc.sceneDispatch.run(key, {}),
+    runScene: (key) => {
+      // Admitted first (throws when refused); the scene's targets are held while it runs.
+      const targets = sceneTargets(svc.sceneDispatch.actionsOf(key, {}));
+      const a = svc.commandPath.admit({ source: OSC_SOURCE, targets, action: `scene ${key}`, hold: 'run' });
+      return svc.sceneDispatch.run(key, {}).finally(() => svc.commandPath.end(a.ticket));
+    },
     stopScene: () => void svc.sceneDispatch.cancel(),
     groupExists: (id) => id === 0 || svc.groups.exists(id),
-    groupPreset: async (groupId, presetId, brightness) =>
-      sent(await svc.control.control({ target: { groupId }, flags: 0, presetId, brightness })),
-    groupOff: async (groupId) =>
-      sent(await svc.control.control({ target: { groupId }, flags: 0, presetId: 0, brightness: 0 })),
+    groupPreset: async (groupId, presetId, brightness) => {
+      admit(groupId, 'preset');
+      return sent(
+        await svc.control.control(
+          { target: { groupId }, flags: 0, presetId, brightness },
+          { signal: era.signal },
+        ),
+      );
+    },
+    groupOff: async (groupId) => {
+      admit(groupId, 'off');
+      return sent(
+        await svc.control.control(
+          { target: { groupId }, flags: 0, presetId: 0, brightness: 0 },
+          { signal: era.signal },
+        ),
+      );
+    },
     groupColor: async (groupId, rgb, brightness) => {
+      admit(groupId, 'color');
       // Planned as a scene's native effect (its addressing and offset flag), sent on our terms.
       const frames = svc.sceneDispatch.planEffect(
         { kind: 'groups', value: [groupId] },
@@ -50,7 +99,11 @@ export async function startOsc(o: OscOptions, svc: AppServices, log: Logger): Pr
       );
       const outs = await Promise.all(
         frames.map((f) =>
-          svc.driver.send(f.receiver, f.request, { priority: 'interactive', deadlineMs: DEADLINE_MS }),
+          svc.driver.send(f.receiver, f.request, {
+            priority: 'interactive',
+            deadlineMs: DEADLINE_MS,
+            signal: era.signal,
+          }),
         ),
       );
       const errors = outs.flatMap((x) => (x.ok ? [] : [x.detail]));
@@ -95,5 +148,12 @@ export async function startOsc(o: OscOptions, svc: AppServices, log: Logger): Pr
     log,
   });
   const port = await server.start();
-  return { server, port, close: () => server.close() };
+  return {
+    server,
+    port,
+    close: () => {
+      offFlag();
+      return server.close();
+    },
+  };
 }

@@ -153,8 +153,13 @@ describe('osc', () => {
         const onAir = airCount(h);
         for (let i = 0; i < 200; i++) await surface.send('/lightnet/group/0/color', i % 256, 0, 0);
         await surface.send('/lightnet/flag/red');
-        await until('every node red', () => leds(h).every((n) => look(n) === '255:255,0,0'));
-        await until('all counted', async () => (await stats(h)).messages === 201);
+        await until('the red flag up', async () => (await h.get('/api/flags')).body.flag === 'red', 15_000);
+        await until('every node red', () => leds(h).every((n) => look(n) === '255:255,0,0'), 15_000);
+        await until('all counted', async () => (await stats(h)).messages >= 201);
+        // Live control (70) is refused while the red flag (safety, 90) holds the field.
+        await surface.send('/lightnet/group/0/color', 0, 255, 0);
+        await surface.waitFor('/lightnet/error', (a) => /held by flag \(90\)/.test(String(a[0])));
+        expect(look((leds(h) as [SimNode])[0])).toBe('255:255,0,0');
         const s = await stats(h);
         // The bucket holds 2 s worth (40); the flood took far less than the rest to send.
         expect(s.rate_limited).toBeGreaterThan(100);
