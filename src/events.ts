@@ -71,6 +71,15 @@ export interface AppEvents extends Record<string, unknown> {
   /** A gateway was bound, released, went missing, came back (at most 4 a second). */
   networks: NetworksEvent;
   race_lights: RaceLightsChange;
+  /** The race flag changed (raised, cleared): the web UI's streams and OSC feedback. */
+  flag: FlagEvent;
+}
+
+/** The race flag that is up (null: none), since when and who raised it. */
+export interface FlagEvent {
+  flag: 'green' | 'yellow' | 'red' | null;
+  since_epoch_ms: number | null;
+  source: string | null;
 }
 
 export class EventBus extends TypedEmitter<AppEvents> {}

@@ -61,6 +61,12 @@ export interface Config {
    * timing plugin's child dies with the plugin). A service's stdin is /dev/null: never set.
    */
   exitOnStdinClose?: boolean;
+  /** OSC over UDP on this port (bound to `host`); null: off. 0: any free port (tests). */
+  oscPort?: number | null;
+  /** OSC messages per second per sender. */
+  oscRate?: number;
+  /** Where OSC feedback always goes, besides the senders. */
+  oscFeedback?: { host: string; port: number }[];
 }
 
 const DEFAULTS = {
@@ -82,6 +88,9 @@ const DEFAULTS = {
   integration: 'none',
   'integration-secret': '',
   'exit-on-stdin-close': '',
+  'osc-port': '',
+  'osc-rate': '50',
+  'osc-feedback': '',
 } as const;
 type OptionName = keyof typeof DEFAULTS;
 
@@ -144,6 +153,18 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option(
       '--integration-secret <s>',
       'shared secret for the loopback integration API (prefer the env variable)',
+    )
+    .option(
+      '--osc-port <n>',
+      'receive OSC commands over UDP on this port (bound to --host; default off): Stream Deck/Companion, TouchOSC',
+    )
+    .option(
+      '--osc-rate <n>',
+      'OSC messages per second per sender (default 50; Blackout and red flag are exempt)',
+    )
+    .option(
+      '--osc-feedback <targets>',
+      'host:port list that always gets OSC feedback (the senders get it too), e.g. 192.168.1.20:9000',
     )
     .option(
       '--exit-on-stdin-close',
@@ -224,6 +245,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError('--exit-on-stdin-close (LIGHTNET_EXIT_ON_STDIN_CLOSE) must be true or false');
   }
   const dataDir = pick('data-dir');
+  const oscRaw = pick('osc-port').trim();
   return {
     port: parse(numberIn('port', 0, 65535), pick('port')),
     host: pick('host'),
@@ -247,7 +269,24 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     integration,
     integrationSecret,
     exitOnStdinClose: stdinRaw === 'true' || stdinRaw === '1',
+    oscPort: oscRaw === '' ? null : parse(numberIn('osc-port', 0, 65535), oscRaw),
+    oscRate: parse(numberIn('osc-rate', 1, 10_000), pick('osc-rate')),
+    oscFeedback: parseTargets(pick('osc-feedback')),
   };
+}
+
+/** `10.0.0.5:9000, [::1]:9001` → targets; each must be host:port. */
+function parseTargets(text: string): { host: string; port: number }[] {
+  return text
+    .split(/[,\s]+/)
+    .filter(Boolean)
+    .map((t) => {
+      const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(t);
+      const port = m ? Number(m[3]) : NaN;
+      if (!m || port < 1 || port > 65535)
+        throw new ConfigError(`--osc-feedback: "${t}" is not host:port (e.g. 192.168.1.20:9000)`);
+      return { host: (m[1] ?? m[2]) as string, port };
+    });
 }
 
 /** `a.example, *.lan` → ['a.example', '*.lan']; every entry must look like a host name. */

@@ -29,6 +29,7 @@ import type { StartblockSlot } from '../domain/scenes/types.ts';
 import { createOta } from '../services/ota/index.ts';
 import { createScenes } from '../services/scenes/index.ts';
 import { BlackoutService } from '../services/race/index.ts';
+import { FLAG_SOURCE, FlagService, FlagsStore, fieldSender } from '../services/flags/index.ts';
 import { createCommandPath } from '../services/command-path/index.ts';
 import { createConsoleSettings } from '../services/console/index.ts';
 import { createSpecials } from '../services/specials/index.ts';
@@ -42,6 +43,8 @@ import { hostHotplug } from './gateways/hotplug.ts';
 import { createRfMoves } from '../services/rf-moves/index.ts';
 import type { DeviceRegistry } from '../services/devices/index.ts';
 import { FileStatePersistence } from '../state/persistence.ts';
+import { BROADCAST } from '../protocol/types.ts';
+import { startOsc, type OscHandle } from './osc.ts';
 import { Store } from '../state/store.ts';
 import { TaskManager } from '../tasks/task-manager.ts';
 
@@ -165,6 +168,25 @@ async function startOn(
     router,
     commandPath,
   });
+  // Race flags: red stops the race looks (they ask `suppressed`) and the running scene.
+  commandPath.registerSource({
+    id: FLAG_SOURCE,
+    sourceClass: 'safety',
+    label: 'Race flag',
+    external: false,
+    http: false,
+  });
+  const flags: FlagService = new FlagService({
+    file: new FlagsStore(dataDir),
+    path: commandPath,
+    field: fieldSender(driver, router),
+    log: log.child({ mod: 'flags' }),
+    now: () => Date.now(),
+    cancelScene: () => scenes.sceneDispatch.cancel(),
+    haltRaceLooks: () => raceLights.service.halt(),
+    shown: (request) => looks.note([{ receiver: BROADCAST, request }]),
+    changed: (state) => bus.emit('flag', state),
+  });
   const raceLights = createRaceLights({
     dataDir,
     log,
@@ -181,7 +203,9 @@ async function startOn(
         scenes.scenes.lookup(key)?.actions.every((a) => a.kind === 'native_effect') ?? false,
     },
     router,
+    suppressed: () => flags.suppressing(),
   });
+  let oscRef: OscHandle | null = null;
   const timers = createTimers({ dataDir, log, lights: raceLights.service });
   // The Race lights page follows these live; each fires only when its source sends something.
   raceLights.service.onChange(() => bus.emit('race_lights', { what: 'lights' }));
@@ -281,6 +305,8 @@ async function startOn(
       stopFlashes: () => raceLights.service.blackout(),
       note: (ev) => master.note(ev),
     }),
+    flags,
+    oscStats: () => oscRef?.server.stats() ?? null,
     consoleSettings: createConsoleSettings({ store, log }),
     commandPath,
     networks,
@@ -379,6 +405,8 @@ async function startOn(
   await svc.ledPresets.init();
   await raceLights.settings.load();
   await commandPath.load();
+  // After the path's settings: a red flag still up takes its hold again.
+  await flags.load();
   await timers.load();
   await svc.ota.recover();
   unsubs.push(registry.attach(), history.attach(), networks.attach(), svc.rfMoves.attach());
@@ -408,6 +436,21 @@ async function startOn(
     serial: gws.some((g) => g.transport === 'serial'),
     detect: overrides.detect,
   });
+  // OSC last: a surface's first command finds the fleet loaded and the driver started.
+  const osc =
+    cfg.oscPort !== undefined && cfg.oscPort !== null
+      ? await startOsc(
+          {
+            host: cfg.host,
+            port: cfg.oscPort,
+            ratePerSec: cfg.oscRate ?? 50,
+            feedback: cfg.oscFeedback ?? [],
+          },
+          svc,
+          log.child({ mod: 'osc' }),
+        )
+      : null;
+  oscRef = osc;
   phase = 'ready';
   // The address a person opens (the UI lives under the prefix with its trailing slash).
   const open = url.endsWith('/') ? url : `${url}/`;
@@ -434,9 +477,11 @@ async function startOn(
     sim: gw.sim,
     dataDir,
     sims,
+    osc,
     close: async () => {
       if (closed) return;
       closed = true;
+      await osc?.close();
       // Before the drivers stop: their readiness change must not start a port watch.
       hotplug?.stop();
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);

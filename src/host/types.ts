@@ -1,4 +1,5 @@
 /** What `startHost` returns, and what tests and benchmarks may swap in (host/index.ts). */
+import type { OscHandle } from './osc.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { createGatewayDriver } from '../gateway/driver.ts';
@@ -27,6 +28,8 @@ export interface HostHandle {
   dataDir: string;
   /** Every simulated gateway (`--sim-gateways N`); `sim` is the first. */
   sims: SimOnMemory[];
+  /** The OSC receiver (`--osc-port`), or null. */
+  osc: OscHandle | null;
   close(): Promise<void>;
 }
 

@@ -40,6 +40,8 @@ import { defaultUiDir, loadIndexHtml, registerUi } from './ui-static.ts';
 import { otaRoutes } from './routes/ota.ts';
 import { integrationRoutes } from './routes/integration.ts';
 import { raceLightsRoutes } from './routes/race-lights.ts';
+import { flagRoutes } from './routes/flags.ts';
+import { oscRoutes } from './routes/osc.ts';
 import { timerRoutes } from './routes/timers.ts';
 import { raceRoutes } from './routes/race.ts';
 import { commandPathRoutes } from './routes/command-path.ts';
@@ -180,7 +182,12 @@ export async function buildApp(
 
   const sse = new SseHub(
     svc.bus,
-    () => ({ master: svc.master.snapshot(), task: svc.tasks.current(), recovery: svc.recovery.progress() }),
+    () => ({
+      master: svc.master.snapshot(),
+      task: svc.tasks.current(),
+      recovery: svc.recovery.progress(),
+      flag: svc.flags.state(),
+    }),
     svc.log,
     svc.logs,
   );
@@ -207,6 +214,8 @@ export async function buildApp(
       await api.register(otaRoutes(svc));
       await api.register(integrationRoutes(svc, opts.integrationSecret ?? null));
       await api.register(raceRoutes(svc));
+      await api.register(flagRoutes(svc));
+      await api.register(oscRoutes(svc));
       await api.register(commandPathRoutes(svc));
       await api.register(raceLightsRoutes(svc));
       await api.register(timerRoutes(svc));

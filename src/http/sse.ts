@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import { createChannel, createSession, type Session } from 'better-sse';
-import type { EventBus, RaceLightsChange } from '../events.ts';
+import type { EventBus, FlagEvent, RaceLightsChange } from '../events.ts';
 import type { Logger } from '../logger.ts';
 import {
   optInRefreshTokens,
@@ -72,6 +72,7 @@ export class SseHub {
       master: MasterSnapshot;
       task: TaskSnapshot | null;
       recovery?: RecoveryProgress;
+      flag?: FlagEvent;
     },
     private readonly log: Logger,
     logs?: LogBuffer,
@@ -87,6 +88,7 @@ export class SseHub {
       // Not in the contract: only the web UI's streams (`?console=1`) get it.
       bus.on('networks', (p) => this.broadcast('networks', p, (s) => s.console)),
       bus.on('race_lights', (c) => this.queueRaceLights(c.what)),
+      bus.on('flag', (p) => this.broadcast('flag', p, (s) => s.console)),
       // Not in the contract either: the owners strip of the web UI.
       bus.on('owners', (p) => this.broadcast('owners', p, (s) => s.console)),
     );
@@ -108,8 +110,10 @@ export class SseHub {
       this.logClients++;
       session.once('disconnected', () => this.logClients--);
     }
-    const { master, task, recovery } = this.seed();
+    const { master, task, recovery, flag } = this.seed();
     session.push(master, 'master');
+    // The web UI sees a raised flag at once (a reconnect after a missed change included).
+    if (session.state.console && flag) session.push(flag, 'flag');
     // A client that connects during a field recovery sees its progress at once.
     if (recovery?.active) session.push(recovery, 'recovery');
     // The `task` payload is always a snapshot: a client that connects before any task ran gets none.

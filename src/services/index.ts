@@ -20,6 +20,8 @@ import type { HistoryService } from './history/index.ts';
 import type { LinkTestService } from './link-test/index.ts';
 import type { LogBuffer } from './logs/index.ts';
 import type { BlackoutService } from './race/index.ts';
+import type { FlagService } from './flags/index.ts';
+import type { OscStats } from './osc/index.ts';
 import type { CommandPathService } from './command-path/index.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
 import type { NetworksService } from './networks/index.ts';
@@ -59,6 +61,10 @@ export interface AppServices extends DevicesServices, ScenesServices {
   timers: Timers;
   /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
   blackout: BlackoutService;
+  /** Race flags (green, yellow, red, clear): red holds the race looks back until cleared. */
+  flags: FlagService;
+  /** The OSC receiver's counters (`GET /api/osc`), or null when it is off. */
+  oscStats: () => OscStats | null;
   /** Every light command's source, priority and owner, decided in one place (issue 37). */
   commandPath: CommandPathService;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */

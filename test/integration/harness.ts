@@ -36,6 +36,8 @@ export interface HostOptions {
   simGateways?: number;
   /** Several gateways (the `--gateway` list); `gateway` is then the first. */
   gateways?: Config['gateway'][];
+  /** `--osc-port` (0: any free port; the host says which in `osc.port`), `--osc-rate`, `--osc-feedback`. */
+  osc?: { port: number; rate?: number; feedback?: { host: string; port: number }[] };
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
@@ -83,6 +85,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     ...(o.simGateways ? { simGateways: o.simGateways } : {}),
     ...(o.gateways?.[0] ? { gateways: o.gateways, gateway: o.gateways[0] } : {}),
     ...(o.integrationSecret ? { integration: 'rotorhazard', integrationSecret: o.integrationSecret } : {}),
+    ...(o.osc ? { oscPort: o.osc.port, oscRate: o.osc.rate ?? 50, oscFeedback: o.osc.feedback ?? [] } : {}),
   };
 }
 

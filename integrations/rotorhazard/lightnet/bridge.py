@@ -365,6 +365,20 @@ class Bridge:
     def quick_startblocks(self, _args=None):
         gevent.spawn(self._startblocks, {'kind': 'broadcast'})
 
+    def flag(self, flag):
+        """A race flag (green, yellow, red, clear) over the whole field; red holds the race
+        looks back until cleared."""
+        return self._call('flag ' + flag, lambda: self.client.post(
+            '/api/integration/flags/{}'.format(flag), {}, integration=True))
+
+    def effect_flag(self, action, _args):
+        flag = action.get('lightnet_flag')
+        if flag in ('green', 'yellow', 'red', 'clear'):
+            self.flag(flag)
+
+    def quick_flag(self, args=None):
+        gevent.spawn(self.flag, (args or {}).get('flag', 'red'))
+
     def quick_stop(self, _args=None):
         gevent.spawn(self._call, 'stop', lambda: self.client.post('/api/scenes/cancel', {}))
 

@@ -99,6 +99,12 @@ class RhUi:
             _select('lightnet_phase', 'Phase', [(p, PHASE_LABELS[p]) for p in PHASES],
                     'The phase look from Lightnet\'s race lights settings (its scene or the built-in look)'),
         ], name='lightnet_race_phase'))
+        self.register_fn(ActionEffect('Lightnet: race flag', self.bridge.effect_flag, [
+            _select('lightnet_flag', 'Flag', [('red', 'Red (holds the field, race looks wait)'),
+                                              ('yellow', 'Yellow'), ('green', 'Green'),
+                                              ('clear', 'Clear')],
+                    'The flag\'s look over the whole field (Lightnet: flags)'),
+        ], name='lightnet_race_flag'))
 
     def _fetch(self, what):
         """Choices per element, or None when the host cannot be asked right now."""
@@ -206,6 +212,10 @@ class RhUi:
         ui.register_quickbutton('lightnet_run', 'lightnet_heat', 'Start blocks: current heat',
                                 self.bridge.quick_startblocks)
         ui.register_quickbutton('lightnet_run', 'lightnet_stop', 'Stop scene', self.bridge.quick_stop)
+        ui.register_quickbutton('lightnet_run', 'lightnet_flag_red', 'RED FLAG', self.bridge.quick_flag,
+                                {'flag': 'red'})
+        ui.register_quickbutton('lightnet_run', 'lightnet_flag_clear', 'Clear flag', self.bridge.quick_flag,
+                                {'flag': 'clear'})
         self.set_status('Lightnet is starting...')
 
     def set_status(self, markdown):

@@ -11,6 +11,8 @@ import { heatBodySchema, type RotorHazardSource } from '../../services/integrati
 import { PHASES } from '../../services/integration/laps/index.ts';
 import type { AppServices } from '../../services/index.ts';
 import { bodyObject, parseBody } from '../validation.ts';
+import { ValidationError } from '../../errors.ts';
+import { FLAG_ACTIONS, type FlagAction } from '../../services/flags/index.ts';
 
 export const INTEGRATION_HEADER = 'x-lightnet-integration';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -153,6 +155,14 @@ export const integrationRoutes =
         return reply.code(202).send({ ok: true, ...r });
       });
       // A phase look starts (or is scheduled) without waiting for the radio: 202 too.
+      // A race flag from RotorHazard (its Event Action and Run-page buttons): `rotorhazard` pressed it.
+      priv.post<{ Params: { flag: string } }>('/integration/flags/:flag', async (req) => {
+        const action = req.params.flag;
+        if (!(FLAG_ACTIONS as readonly string[]).includes(action))
+          throw new ValidationError(`flag: must be one of ${FLAG_ACTIONS.join(', ')} (got "${action}")`);
+        const report = await svc.flags.raise(action as FlagAction, 'rotorhazard');
+        return { ok: report.sent > 0, ...report, state: svc.flags.state() };
+      });
       priv.post('/integration/race/phase', async (req, reply) => {
         const b = parseCounted(source, phaseSchema, req.body);
         const r = lights.phase(b);

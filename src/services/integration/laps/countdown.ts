@@ -201,6 +201,14 @@ export class Countdown {
     return true;
   }
 
+  /** A red flag: nothing more, and the gates are left to the flag's look (no put-back). */
+  halt(reason: string): boolean {
+    const run = this.run;
+    if (!run || run.dead) return false;
+    this.end(run, reason, false);
+    return true;
+  }
+
   private end(run: Run | null, reason: string, putBack: boolean): void {
     if (!run || run.dead) return;
     run.dead = true;

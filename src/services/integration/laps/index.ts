@@ -16,6 +16,7 @@ import { checkTargets, type TargetCatalog } from './targets.ts';
 import { CommandRefusedError } from '../../../errors.ts';
 import { fromActionTarget, type CommandGate } from '../../command-path/index.ts';
 
+export { hexToRgb } from './merge.ts';
 export { LookMemory } from './looks.ts';
 export { RaceLightsService, type LapEvent, type PhaseEvent, type FlashResult } from './service.ts';
 export { SEATS, type TargetCatalog } from './targets.ts';
@@ -91,6 +92,8 @@ export function createRaceLights(d: {
   catalog: TargetCatalog;
   /** Several gateways: a flash planned per network goes through that network's gateway. */
   router?: NetworkRouter;
+  /** Why race looks may not show now (a red flag is up), or null. */
+  suppressed?: () => string | null;
   /** Decides each lap flash (looks are decided by the integration's scene run). */
   commandPath?: CommandGate;
 }): RaceLights {
@@ -174,6 +177,7 @@ export function createRaceLights(d: {
       leadMs: () => parallelAirtimeMs(d.sceneDispatch.estimate([{ kind: 'sync' }])) + LINK_TO_AIR_MS,
       monotonicMs: () => Number(process.hrtime.bigint()) / 1e6,
     },
+    ...(d.suppressed ? { suppressed: d.suppressed } : {}),
   });
   return { service, settings, catalog: d.catalog };
 }

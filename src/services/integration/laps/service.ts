@@ -59,6 +59,8 @@ export interface RaceLightsDeps {
   runner: LookRunner;
   looks: LookMemory;
   settings(): RaceLightsSettings;
+  /** Why race looks may not show now (a red flag is up), or null. */
+  suppressed?(): string | null;
   /** The radio side of the countdown (absent: no countdown; staging and start looks as before). */
   countdown?: CountdownRadio;
 }
@@ -118,7 +120,7 @@ type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent' | 'blackout' 
 /** Who asked for a flash: a timer's pass, or the operator's Test button. */
 export type FlashSource = 'rotorhazard' | 'fpvtrackside' | 'test';
 export type FlashResult = 'flash' | 'merged' | 'waiting' | DropReason;
-type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped';
+type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped' | 'red_flag';
 
 interface FlashRecord {
   source: FlashSource;
@@ -187,7 +189,9 @@ export class RaceLightsService {
       DropReason,
       number
     >,
-    ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0 } as Record<IgnoreReason, number>,
+    ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0, red_flag: 0 } as Record<IgnoreReason, number>,
+    /** Phase looks not played because a red flag was up. */
+    phases_held: 0,
   };
   private readonly recent: FlashRecord[] = [];
   private readonly bySeat = new Map<number, PassCount>();
@@ -286,7 +290,14 @@ export class RaceLightsService {
     const s = this.deps.settings();
     const radio = this.deps.countdown;
     const at = this.wallOf(ev.at_monotonic_s, ev.at_epoch_ms);
-    if (!s.enabled || !radio || !this.countdown || !this.countdownOn(s) || at === null)
+    if (
+      !s.enabled ||
+      !radio ||
+      !this.countdown ||
+      !this.countdownOn(s) ||
+      at === null ||
+      this.deps.suppressed?.()
+    )
       return { step: null, at_epoch_ms: at };
     this.countdown.tone(
       { index: ev.tone_index, remaining: ev.tones_remaining, at },
@@ -304,7 +315,8 @@ export class RaceLightsService {
     const s = this.deps.settings();
     const radio = this.deps.countdown;
     const now = this.deps.wall.now();
-    if (!s.enabled || !radio || !this.countdown || !this.countdownOn(s)) return null;
+    if (!s.enabled || !radio || !this.countdown || !this.countdownOn(s) || this.deps.suppressed?.())
+      return null;
     if (startAt <= now || startAt > now + MAX_AHEAD_MS) return null;
     const steps = secondsBefore(startAt, now, FPVT_COUNTDOWN_S, ARM_AHEAD_MS);
     this.countdown.start(steps, 'fpvtrackside', this.restoreFrames(radio));
@@ -349,6 +361,7 @@ export class RaceLightsService {
       return { result: r };
     };
     if (!s.enabled && !ev.force) return ignore('disabled');
+    if (this.deps.suppressed?.()) return ignore('red_flag');
     // RotorHazard marks a pass after the winner was declared as late (and deletes it).
     if (ev.late) return ignore('late');
     if (ev.lap_number === 0 && !s.flash.holeshot) return ignore('holeshot');
@@ -381,6 +394,7 @@ export class RaceLightsService {
       return { result: r };
     };
     if (!s.enabled) return ignore('disabled');
+    if (this.deps.suppressed?.()) return ignore('red_flag');
     if (ev.lap_number === 0 && ev.index === 0 && !s.flash.holeshot) return ignore('holeshot');
     const gate =
       s.timing_systems.find((t) => t.index === ev.index)?.gate ?? (ev.index === 0 ? s.all_seats_gate : null);
@@ -495,6 +509,12 @@ export class RaceLightsService {
   ): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
     const s = this.deps.settings();
     if (!s.enabled && !ev.force) return { ran: [], scheduled: [] };
+    // A red flag holds every race look back, the scheduled ones too (even an Event Action's).
+    if (this.deps.suppressed?.()) {
+      this.counts.phases_held++;
+      if (ev.phase === 'stage' || ev.phase === 'stop') this.cancelScheduled();
+      return { ran: [], scheduled: [] };
+    }
     const now = this.deps.wall.now();
     if (ev.phase === 'stage') {
       this.cancelScheduled();
@@ -577,6 +597,20 @@ export class RaceLightsService {
     return { tones: toneLooks && steps.some((x) => x.kind !== 'go'), go: s.phases.go.enabled };
   }
 
+  /**
+   * A red flag: nothing the race lights hold may reach the air after it — scheduled phase
+   * looks, flashes waiting for the radio, flash ends that would put the gate's look back.
+   * A flash already handed to the radio is ahead of the flag's urgent frames or overtaken
+   * by them; its end is not scheduled while the flag is up.
+   */
+  halt(): void {
+    this.cancelScheduled();
+    this.pending.length = 0;
+    for (const r of this.restores.values()) r.timer.cancel();
+    this.restores.clear();
+    this.countdown?.halt('red flag');
+  }
+
   /** Race aborted: nothing scheduled may still fire. */
   cancelScheduled(): void {
     for (const sch of this.scheduled.values()) sch.timer.cancel();
@@ -593,6 +627,10 @@ export class RaceLightsService {
     const s = this.deps.settings();
     const p = s.phases[phase];
     if (!p.enabled) return [];
+    if (this.deps.suppressed?.()) {
+      this.counts.phases_held++;
+      return [];
+    }
     const key = p.scene ?? `race-lights-${phase}`;
     const body = p.scene ? {} : builtinLook(phase, s, this.deps.heat(), winner);
     if (!body) return [];
@@ -738,7 +776,8 @@ export class RaceLightsService {
       this.record(rec);
       // A Blackout while this flash was on its way: the gate goes dark at once, not after the flash.
       const length = this.blackouts === blackouts ? s.flash.length_ms : 0;
-      if (outs.some((o) => o.ok)) this.scheduleRestore(w.gateKey, w.frames, length);
+      if (outs.some((o) => o.ok) && !this.deps.suppressed?.())
+        this.scheduleRestore(w.gateKey, w.frames, length);
       this.inFlight = false;
       this.pump();
     });
