@@ -54,8 +54,11 @@ async function coversNothing(page: Page, testId: string, what: string): Promise<
 /** The page at its top and scrolled to its end. */
 async function pageCoversNothing(page: Page, what: string): Promise<void> {
   await coversNothing(page, 'blackout', `${what}, top`);
+  // The status bar's red flag is the other one-press safety control: nothing may sit on it either.
+  await coversNothing(page, 'flag-red', `${what}, red flag, top`);
   await page.evaluate(SCROLL_TO_END);
   await coversNothing(page, 'blackout', `${what}, scrolled to the end`);
+  await coversNothing(page, 'flag-red', `${what}, red flag, scrolled to the end`);
 }
 
 const DIALOGS: [string, (p: Page) => Promise<void>][] = [

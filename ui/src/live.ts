@@ -39,6 +39,7 @@ import {
 } from './networks/networks-store.ts';
 import type { NetworksAnswer } from './networks/network-types.ts';
 import { applyOwners, loadOwners, type OwnersView } from './owners/owners-store.ts';
+import { applyFlag, loadFlag, type FlagState } from './race/flags-store.ts';
 
 type Listener<T> = (data: T) => void;
 const refreshListeners = new Map<string, Set<() => void>>();
@@ -125,6 +126,9 @@ function open(): void {
       .catch(() => undefined);
     // Who holds what: the stream tells each change from now on, this is the state until then.
     void loadOwners().catch(() => undefined);
+    // The race flag: the stream seeds only a raised one, so a flag cleared while this tab
+    // was away must be read, not kept.
+    void loadFlag().catch(() => undefined);
     // After the page's first load has finished, not beside it: the lists then go out as
     // conditional requests (they carry ETags and no-cache) and come back as 304s, instead of
     // every list travelling twice at once on a cold open.
@@ -179,6 +183,10 @@ function open(): void {
   src.addEventListener('owners', (e) => {
     const v = parse<OwnersView>(e as MessageEvent);
     if (v) applyOwners(v);
+  });
+  src.addEventListener('flag', (e) => {
+    const f = parse<FlagState>(e as MessageEvent);
+    if (f) applyFlag(f);
   });
   src.addEventListener('gateway', (e) => {
     const g = parse<Gateway>(e as MessageEvent);

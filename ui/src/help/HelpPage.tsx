@@ -173,11 +173,14 @@ export function HelpPage() {
         <h2>Race day</h2>
         <p>
           <strong>Blackout</strong> (status bar, race panel, key <kbd>b</kbd>) sends every node off at once:
-          it stops the running scene and task first. <strong>Race mode</strong> (race panel) hides reboot,
-          forget master, firmware, reload and node resets so they cannot be hit by mistake — in every browser
-          at once. Pinned scenes run with keys <kbd>1</kbd>–<kbd>9</kbd> on the race panel. Race mode, the
-          pins, the battery warning (⚙) and acknowledged alerts are kept on the host and shared by every
-          browser.
+          it stops the running scene and task first. <strong>⚑ Red</strong> (status bar, one press; the race
+          panel has red, yellow, green and Clear as big buttons) stops the race: the whole field red, race
+          looks held until <strong>Clear</strong> — the status bar turns red while it is up, whoever raised it
+          (RotorHazard, OSC, another browser). Green and yellow are behind <strong>⚑ ▾</strong> in the status
+          bar. <strong>Race mode</strong> (race panel) hides reboot, forget master, firmware, reload and node
+          resets so they cannot be hit by mistake — in every browser at once. Pinned scenes run with keys{' '}
+          <kbd>1</kbd>–<kbd>9</kbd> on the race panel. Race mode, the pins, the battery warning (⚙) and
+          acknowledged alerts are kept on the host and shared by every browser.
         </p>
       </section>
       <section>

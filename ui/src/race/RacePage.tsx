@@ -1,5 +1,5 @@
 /**
- * The race-day panel: Blackout, race mode, the fleet at a glance (gateway, online
+ * The race-day panel: Blackout, the race flags (four big buttons), race mode, the fleet at a glance (gateway, online
  * count, low batteries) and big buttons for the pinned scenes (keys 1–9 while this
  * page is open), with the running scene's progress and Stop. Race mode and the pins are
  * shared by every browser (kept on the host).
@@ -14,6 +14,7 @@ import { toast, toastError } from '../toasts.ts';
 import { lowBattery } from '../common/battery.ts';
 import { GatewayPill } from '../shell/StatusBar.tsx';
 import { BlackoutButton } from './BlackoutButton.tsx';
+import { FlagPanel } from './FlagButtons.tsx';
 import { MAX_PINNED, pinnedScenes, raceMode, setPinned, setRaceMode } from './race-mode.ts';
 import './race.css';
 
@@ -108,6 +109,8 @@ export function RacePage() {
           </label>
         </div>
       </section>
+
+      <FlagPanel />
 
       <section>
         <div class="race-head">

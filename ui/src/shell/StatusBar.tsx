@@ -1,9 +1,14 @@
-/** Status bar: gateway pill (one per network with several), simulator badge, last activity, the running task. */
+/**
+ * Status bar: gateway pill (one per network with several), simulator badge, last activity, the running
+ * task, the race flags (red one press; the bar turns red while it is up) and Blackout.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { formatElapsed, relativeTime } from '../format.ts';
 import { gateway, link, loadMaster, master, nowS, recovery, task, taskReceivedAt } from '../store.ts';
 import { BlackoutButton } from '../race/BlackoutButton.tsx';
+import { FlagBar } from '../race/FlagButtons.tsx';
+import { flagState } from '../race/flags-store.ts';
 import { raceMode } from '../race/race-mode.ts';
 import { PageLink } from '../common/PageLink.tsx';
 import { eventText, optionLabels, taskLabel, taskMessage } from '../task-text.ts';
@@ -168,7 +173,7 @@ export function StatusBar() {
   const m = master.value;
   const g = gateway.value;
   return (
-    <div class="status-bar">
+    <div class={`status-bar${flagState.value?.flag === 'red' ? ' flag-red' : ''}`}>
       {multiNetwork.value ? <NetworkPills /> : <GatewayPill />}
       <UnassignedPills />
       {g?.transport === 'sim' && (
@@ -201,6 +206,7 @@ export function StatusBar() {
             RACE MODE
           </span>
         )}
+        <FlagBar />
         <span class="help-link">
           <PageLink to="help" label="? Help" title="What the states, marks and keys mean" />
         </span>
