@@ -15,33 +15,14 @@
 import { knownLeds, rotorhazardAvailable, startRig, type Rig } from '../test/e2e/rotorhazard/rig.ts';
 import { SocketIoClient } from '../test/e2e/rotorhazard/socketio.ts';
 import { OPC } from '../src/protocol/types.ts';
+import { numFlag, pct, sleep, waitFor } from './rotorhazard-util.ts';
 
-const num = (flag: string, dflt: number): number => {
-  const i = process.argv.indexOf(flag);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const LAPS = num('--laps', 100);
-const BURSTS = num('--bursts', 25);
+const LAPS = numFlag('--laps', 100);
+const BURSTS = numFlag('--bursts', 25);
 const PILOTS = 4;
 const FLASH_MS = 150;
 /** Between laps: the flash (150 ms), its return and some air, so laps do not meet. */
 const SPACING_MS = 450;
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timeout');
-    await sleep(50);
-  }
-}
 
 interface Flash {
   seats: number[];

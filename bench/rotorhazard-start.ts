@@ -14,24 +14,9 @@
  */
 import { rotorhazardAvailable, startRig, type Rig } from '../test/e2e/rotorhazard/rig.ts';
 import { SocketIoClient } from '../test/e2e/rotorhazard/socketio.ts';
+import { numFlag, pct, waitFor } from './rotorhazard-util.ts';
 
-const arg = process.argv.indexOf('--races');
-const RACES = arg > 0 ? Number(process.argv[arg + 1]) : 10;
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-}
-
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timeout');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const RACES = numFlag('--races', 10);
 
 async function race(rig: Rig, io: SocketIoClient): Promise<number> {
   const ready = io.wait('race_status', (m: { race_status?: number }) => m.race_status === 1, 60_000);

@@ -133,3 +133,8 @@ export function fieldLabel(key: string): string {
   if (key === 'finish_gate') return 'Finish gate';
   return key.replace(/[._]/g, ' ');
 }
+
+/** How an editor section changes the draft (it becomes unsaved). */
+export type EditDraft = (fn: (d: Draft) => void) => void;
+/** The host's refusal for a field of the draft (keys as `fieldOfError` gives them), if any. */
+export type FieldError = (key: string) => string | null;

@@ -10,7 +10,8 @@
  * not confirmed since), a status poll that leaves several known nodes silent (those), a
  * single announcement (that node, restored at once), and the operator (task.ts).
  * While a node is rejoining, a status poll does not mark it offline; when its budget is
- * spent it goes offline with a reason that says so.
+ * spent it goes offline with a reason that says so. The episode's score and its progress
+ * events are episode.ts's.
  */
 import type { Clock } from '../../../clock.ts';
 import type { EventBus } from '../../../events.ts';
@@ -20,6 +21,7 @@ import type { Addr } from '../../../protocol/types.ts';
 import type { Store } from '../../../state/store.ts';
 import type { Device } from '../../../domain/model.ts';
 import type { DeviceRegistry, HeardNote } from '../registry/registry.ts';
+import { RecoveryEpisode } from './episode.ts';
 import { NetworkSweeps } from './per-network.ts';
 import {
   DEFAULT_RECOVERY_OPTIONS,
@@ -31,8 +33,6 @@ import {
 
 export * from './types.ts';
 
-/** At most this often a progress event (the UI's status bar), plus the first and last. */
-const PROGRESS_EVERY_MS = 250;
 /** Power-on to the first boot announcement: boot ~0.8 s + 1 s (§8.6), with a margin. */
 const BOOT_TO_ANNOUNCE_MS = 3000;
 
@@ -51,7 +51,7 @@ export class RecoveryService {
   /** Clock ms of the last reply proving the node bound (STATUS, SET_GROUP ACK, right group). */
   private readonly boundAt = new Map<Addr, number>();
   private readonly sweep: NetworkSweeps;
-  private progressState: RecoveryProgress;
+  private readonly episode: RecoveryEpisode;
   private announcements: number[] = [];
   private readonly cooldown = new Map<Addr, number>();
   /** Nodes an RF task rebinds itself (claim): rejoining, but not swept meanwhile. */
@@ -59,16 +59,20 @@ export class RecoveryService {
   private immediateRunning = 0;
   private connectedOnce = false;
   private wasReady = false;
-  private progressTimer: { cancel(): void } | null = null;
-  private lingerTimer: { cancel(): void } | null = null;
-  private lastProgressAt = -Infinity;
 
   constructor(
     private readonly deps: RecoveryDeps,
     opts: Partial<RecoveryOptions> = {},
   ) {
     this.opts = { ...DEFAULT_RECOVERY_OPTIONS, ...opts };
-    this.progressState = this.emptyProgress();
+    this.episode = new RecoveryEpisode({
+      clock: deps.clock,
+      bus: deps.bus,
+      log: deps.log,
+      budgetMs: this.opts.budgetMs,
+      lingerMs: this.opts.burstWindowMs,
+      rejoining: () => this.entries.size,
+    });
     this.sweep = new NetworkSweeps({
       clock: deps.clock,
       driver: deps.driver,
@@ -113,13 +117,12 @@ export class RecoveryService {
   }
 
   async stop(): Promise<void> {
-    this.progressTimer?.cancel();
-    this.lingerTimer?.cancel();
+    this.episode.stop();
     await this.sweep.stop();
   }
 
   progress(): RecoveryProgress {
-    return { ...this.progressState, rejoining: this.entries.size };
+    return this.episode.progress();
   }
 
   isRejoining(addr: Addr): boolean {
@@ -164,7 +167,7 @@ export class RecoveryService {
         }
         continue;
       }
-      if (this.entries.size === 0 && !this.progressState.active) this.beginEpisode(trigger);
+      if (this.entries.size === 0 && !this.episode.active) this.episode.begin(trigger);
       this.entries.set(a, {
         addr: a,
         trigger,
@@ -180,13 +183,13 @@ export class RecoveryService {
     }
     if (renewed > 0) this.sweep.kick(false, true);
     if (added.length === 0) return [];
-    this.progressState.total += added.length;
+    this.episode.added(added.length);
     store.changed(['DEVICES'], 'lazy', added);
     this.deps.log.info(
       { trigger, nodes: added.length, rejoining: this.entries.size },
       'restoring known nodes',
     );
-    this.publish();
+    this.episode.publish();
     this.sweep.kick(opts.settle ?? true, renewed > 0);
     return added.map((d) => d.addr);
   }
@@ -214,13 +217,13 @@ export class RecoveryService {
     const changed: Device[] = [];
     for (const a of addrs) {
       if (!this.entries.delete(a)) continue;
-      this.progressState.total--;
+      this.episode.added(-1);
       const d = this.deps.registry.find(a);
       if (d) changed.push(d);
     }
     if (changed.length) this.deps.store.changed(['DEVICES'], 'lazy', changed);
-    this.endEpisodeIfIdle();
-    this.publish();
+    this.episode.endIfIdle();
+    this.episode.publish();
   }
 
   /** Known nodes with a stored group that have not proved themselves bound since `sinceMs`. */
@@ -311,18 +314,18 @@ export class RecoveryService {
     if (!this.entries.delete(addr)) return;
     const { registry, store } = this.deps;
     this.boundAt.set(addr, this.deps.clock.now());
-    this.progressState.restored++;
+    this.episode.restored();
     registry.recordGroup(addr, groupId, false);
     const d = registry.find(addr);
     if (d) store.changed(['DEVICES'], 'lazy', [d]);
-    this.endEpisodeIfIdle();
-    this.publish();
+    this.episode.endIfIdle();
+    this.episode.publish();
   }
 
   private giveUp(e: RejoinEntry): void {
     if (!this.entries.delete(e.addr)) return;
     const { registry, store, log } = this.deps;
-    this.progressState.failed++;
+    this.episode.failed();
     const secs = Math.round(this.opts.budgetMs / 1000);
     const reason =
       `did not answer ${e.tries} group restore${e.tries === 1 ? '' : 's'} (SET_GROUP) within ${secs} s` +
@@ -334,66 +337,7 @@ export class RecoveryService {
       store.changed(['DEVICES'], 'lazy', [d]);
     }
     log.warn({ addr: e.addr, tries: e.tries, last: e.lastError }, 'node did not rejoin: offline');
-    this.endEpisodeIfIdle();
-    this.publish();
-  }
-
-  private beginEpisode(trigger: RecoveryTrigger): void {
-    this.progressState = {
-      ...this.emptyProgress(),
-      active: true,
-      trigger,
-      started_ts: this.deps.clock.now() / 1000,
-    };
-  }
-
-  /**
-   * An episode ends once nothing is rejoining for a burst window: a field power-up starts
-   * with single announcements, and the burst that follows belongs to the same episode
-   * (one "Restoring n/total", not a run of 1/1 bars).
-   */
-  private endEpisodeIfIdle(): void {
-    if (this.entries.size > 0 || !this.progressState.active || this.lingerTimer) return;
-    this.lingerTimer = this.deps.clock.setTimeout(() => {
-      this.lingerTimer = null;
-      if (this.entries.size > 0 || !this.progressState.active) return;
-      this.finishEpisode();
-      this.publish();
-    }, this.opts.burstWindowMs);
-  }
-
-  private finishEpisode(): void {
-    this.progressState.active = false;
-    this.progressState.ended_ts = this.deps.clock.now() / 1000;
-    const { total, restored, failed } = this.progressState;
-    this.deps.log.info({ total, restored, failed }, 'field recovery finished');
-  }
-
-  private emptyProgress(): RecoveryProgress {
-    return {
-      active: false,
-      trigger: null,
-      total: 0,
-      restored: 0,
-      failed: 0,
-      rejoining: 0,
-      started_ts: null,
-      ended_ts: null,
-      budget_s: Math.round(this.opts.budgetMs / 1000),
-    };
-  }
-
-  /** Progress to the bus, at most every 250 ms (the last state always goes out). */
-  private publish(): void {
-    const { clock, bus } = this.deps;
-    if (this.progressTimer) return;
-    const wait = this.lastProgressAt + PROGRESS_EVERY_MS - clock.now();
-    const emit = (): void => {
-      this.progressTimer = null;
-      this.lastProgressAt = clock.now();
-      bus.emit('recovery', this.progress());
-    };
-    if (wait <= 0 || !this.progressState.active) emit();
-    else this.progressTimer = clock.setTimeout(emit, wait);
+    this.episode.endIfIdle();
+    this.episode.publish();
   }
 }
