@@ -18,11 +18,6 @@ afterAll(async () => {
   await b?.close();
 });
 
-interface Box {
-  left: number;
-  right: number;
-}
-
 describe('first start on a phone and a laptop', () => {
   for (const width of [390, 1280]) {
     it(`every-page-tab-reads-whole-and-the-last-is-reachable-at-${width}px`, async () => {
@@ -35,18 +30,17 @@ describe('first start on a phone and a laptop', () => {
         await page.screenshot({ path: `${SHOTS}/nav-${width}.png` });
         // A tab is either whole inside the nav's visible box or entirely outside it (behind
         // the arrow), never cut mid-word at the edge.
-        const cut = async (): Promise<string[]> =>
-          nav.evaluate((el) => {
-            const box = el.getBoundingClientRect();
-            return Array.from(el.querySelectorAll('a'))
-              .filter((a) => {
-                const r: Box = a.getBoundingClientRect();
-                const inside = r.left >= box.left - 1 && r.right <= box.right + 1;
-                const outside = r.left >= box.right - 1 || r.right <= box.left + 1;
-                return !inside && !outside;
-              })
-              .map((a) => a.textContent ?? '');
-          });
+        const cut = async (): Promise<string[]> => {
+          const box = (await nav.boundingBox())!;
+          const out: string[] = [];
+          for (const a of await nav.getByRole('link').all()) {
+            const r = (await a.boundingBox())!;
+            const inside = r.x >= box.x - 1 && r.x + r.width <= box.x + box.width + 1;
+            const outside = r.x >= box.x + box.width - 1 || r.x + r.width <= box.x + 1;
+            if (!inside && !outside) out.push((await a.textContent()) ?? '');
+          }
+          return out;
+        };
         expect(await cut()).toEqual([]);
         // The last tab can be reached and opened.
         const help = nav.getByRole('link', { name: 'Help' });
