@@ -12,10 +12,12 @@ import { discoverAll } from '../integration/host/helpers.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 
 const SHOTS = '/tmp/shots-command';
+const SHOTS_FIX = '/tmp/shots-fixB';
 let b: BrowserHandle;
 beforeAll(async () => {
   b = await openBrowser({ width: 1280, height: 800 });
   await mkdir(SHOTS, { recursive: true });
+  await mkdir(SHOTS_FIX, { recursive: true });
 });
 afterAll(async () => {
   await b?.close();
@@ -41,6 +43,11 @@ describe('owners strip', () => {
       await withHost({ nodes: 3, seed: 2 }, async (h) => {
         const rows = await discoverAll(h);
         const gid = rows[0]!.groupId;
+        const groups = (await h.get<{ groups: { id: number; name: string }[] }>('/api/groups')).body.groups;
+        // The strip names the group as the Devices page does, not by its number.
+        const gname = groups.find((g) => g.id === gid)!.name;
+        expect(gname).not.toBe('');
+        const esc = gname.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
         // A long live timeout: the hold must not lapse while the browser looks at it.
         expect((await h.patch('/api/control/settings', { live_timeout_ms: 60_000 })).status).toBe(200);
         const page = b.page;
@@ -56,14 +63,14 @@ describe('owners strip', () => {
         await chip.waitFor();
         await expect
           .poll(() => chip.textContent())
-          .toMatch(new RegExp(`group ${gid}.*Live control.*\\(70\\).*s left`));
+          .toMatch(new RegExp(`^${esc} Live control.*\\(70\\).*s left`));
         await page.getByTestId('blackout').waitFor();
         expect(await page.getByTestId('blackout').isVisible()).toBe(true);
         await page.screenshot({ path: `${SHOTS}/owners-live-${width}.png` });
 
         // Take over: the operator holds it; the desk is refused with the reason.
         await chip.getByRole('button', { name: 'Take over' }).click();
-        await expect.poll(() => chip.textContent()).toMatch(new RegExp(`group ${gid}.*you.*\\(85\\).*since`));
+        await expect.poll(() => chip.textContent()).toMatch(new RegExp(`^${esc} you.*\\(85\\).*since`));
         const refused = await live(h, gid, 141);
         expect(refused.status).toBe(409);
         expect(refused.body.error).toMatch(new RegExp(`^group ${gid}: held by ui \\(85\\)`));
@@ -74,6 +81,35 @@ describe('owners strip', () => {
         await page.getByTestId('owners-strip').waitFor({ state: 'detached' });
         expect((await live(h, gid, 142)).status).toBe(200);
         await chip.waitFor();
+        expect(b.errors).toEqual([]);
+        expect(b.errorToasts).toEqual([]);
+      });
+    });
+  }
+
+  for (const width of [1280, 390]) {
+    it(`a-red-flag-hold-offers-clear-flag-not-a-take-over-that-cannot-work-at-${width}px`, async () => {
+      await withHost({ nodes: 2, seed: 3 }, async (h) => {
+        await discoverAll(h);
+        const page = b.page;
+        await fresh(page);
+        await page.setViewportSize({ width, height: width < 500 ? 844 : 800 });
+        await page.goto(h.url + '/');
+        await page.locator('[data-testid=device-table] [role=row][data-addr]').first().waitFor();
+
+        expect((await h.post('/api/flags/red', {})).status).toBe(200);
+        const chip = page.locator('[data-testid=owner][data-source=flag]');
+        await chip.waitFor();
+        await expect.poll(() => chip.textContent()).toMatch(/^All lights red flag \(90\) since/);
+        // 90 is above the take-over priority (85): no button that can only fail.
+        expect(await chip.getByRole('button', { name: 'Take over' }).count()).toBe(0);
+        expect(await page.getByTestId('blackout').isVisible()).toBe(true);
+        await page.screenshot({ path: `${SHOTS_FIX}/owners-red-flag-${width}.png` });
+
+        await chip.getByRole('button', { name: 'Clear flag' }).click();
+        await page.getByTestId('owners-strip').waitFor({ state: 'detached' });
+        const f = await h.get<{ flag: string | null }>('/api/flags');
+        expect(f.body.flag).toBeNull();
         expect(b.errors).toEqual([]);
         expect(b.errorToasts).toEqual([]);
       });

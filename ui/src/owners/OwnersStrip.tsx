@@ -1,12 +1,26 @@
 /**
  * The owners strip under the status bar: each target a source holds (a race look, a live desk,
  * the operator's take-over), by whom, at which priority, since when or how long a live hold has
- * left — with Take over (the operator holds it above the race and live sources) or Hand back.
+ * left — with Take over (the operator holds it above the race and live sources) where that can
+ * work, Hand back for the operator's own, Clear flag for a red flag's. Targets are named as on
+ * the Devices page (the group's name, the device's name).
  * Nothing held: no strip. It wraps on a phone; Blackout stays in the status bar above it.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { toast, toastError } from '../toasts.ts';
-import { handBack, isOperator, owners, ownersAt, takeOver, type Holder } from './owners-store.ts';
+import { devices, groupsById } from '../store.ts';
+import {
+  canTakeOver,
+  clearFlag,
+  flagOf,
+  handBack,
+  isOperator,
+  owners,
+  ownersAt,
+  takeOver,
+  type Holder,
+  type OwnerTarget,
+} from './owners-store.ts';
 import './owners.css';
 
 const clock = (ms: number): string =>
@@ -21,41 +35,96 @@ function useTick(active: boolean): void {
   }, [active]);
 }
 
+/** The target by the names the Devices page uses (the host only knows group numbers and addresses). */
+function targetName(t: OwnerTarget, fallback: string): string {
+  if (t.kind === 'all') return 'All lights';
+  if (t.kind === 'group') {
+    if (t.id === 0) return 'Unconfigured';
+    return groupsById.value.get(t.id)?.name ?? fallback;
+  }
+  const d = devices.value.find((x) => x.addr === t.addr);
+  return d?.name ? d.name : fallback;
+}
+
+type Act = { label: string; run: () => Promise<string>; failed: string; primary: boolean };
+
 function HolderChip({ h }: { h: Holder }) {
   const [busy, setBusy] = useState(false);
   const mine = isOperator(h);
+  const flag = flagOf(h);
+  const takeOverPriority = owners.value?.take_over_priority ?? 85;
+  const name = targetName(h.target, h.target_label);
   const left =
     h.timeout_left_ms === null ? null : Math.max(0, h.timeout_left_ms - (Date.now() - ownersAt.value));
-  const act = async () => {
+  // One action per hold, and only one that can work: the operator's own hold is handed back,
+  // a flag's is cleared, a lower hold taken over; a hold above the take-over gets none.
+  const act: Act | null = mine
+    ? {
+        label: 'Hand back',
+        run: async () => (await handBack(h.target), `${name} handed back`),
+        failed: 'Hand back failed',
+        primary: false,
+      }
+    : flag !== null
+      ? {
+          label: 'Clear flag',
+          run: async () => (await clearFlag(), `${flag} flag cleared`),
+          failed: 'Clear flag failed',
+          primary: true,
+        }
+      : canTakeOver(h, takeOverPriority)
+        ? {
+            label: 'Take over',
+            run: async () => (await takeOver(h.target), `${name}: you hold it now (${takeOverPriority})`),
+            failed: 'Take over failed',
+            primary: true,
+          }
+        : null;
+  const press = async (a: Act) => {
     setBusy(true);
     try {
-      if (mine) {
-        await handBack(h.target);
-        toast(`${h.target_label} handed back`);
-      } else {
-        await takeOver(h.target);
-        toast(`${h.target_label}: you hold it now (${owners.value?.take_over_priority ?? 85})`);
-      }
+      toast(await a.run());
     } catch (err) {
-      toastError(mine ? 'Hand back failed' : 'Take over failed', err);
+      toastError(a.failed, err);
     } finally {
       setBusy(false);
     }
   };
   return (
-    <li class={`owner ${mine ? 'mine' : ''}`} data-testid="owner" data-source={h.source}>
+    <li
+      class={`owner ${mine ? 'mine' : ''} ${flag ? `flag flag-${flag}` : ''}`}
+      data-testid="owner"
+      data-source={h.source}
+    >
       <span class="owner-text">
-        <span class="owner-target">{h.target_label}</span>{' '}
+        <span class="owner-target" title={h.target_label}>
+          {name}
+        </span>{' '}
         <span class="owner-who" title={`${h.source_label}, priority ${h.priority}: ${h.action}`}>
-          {mine ? 'you' : h.source_label} <span class="muted">({h.priority})</span>
+          {mine ? 'you' : flag ? <strong class="owner-flag">{flag} flag</strong> : h.source_label}{' '}
+          <span class="muted">({h.priority})</span>
         </span>{' '}
         <span class="owner-when muted">
           {left !== null ? `${(left / 1000).toFixed(1)} s left` : `since ${clock(h.since_epoch_ms)}`}
         </span>
       </span>
-      <button type="button" class={mine ? '' : 'primary'} disabled={busy} onClick={() => void act()}>
-        {mine ? 'Hand back' : 'Take over'}
-      </button>
+      {act ? (
+        <button
+          type="button"
+          class={act.primary ? 'primary' : ''}
+          disabled={busy}
+          onClick={() => void press(act)}
+        >
+          {act.label}
+        </button>
+      ) : (
+        <span
+          class="owner-above muted"
+          title={`Priority ${h.priority} is above the take-over priority (${takeOverPriority})`}
+        >
+          above take-over
+        </span>
+      )}
     </li>
   );
 }

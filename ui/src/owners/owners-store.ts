@@ -74,3 +74,21 @@ export async function saveSources(patch: SourcePatch): Promise<void> {
 
 /** `ui` is this console: its take-over is the one Hand back undoes. */
 export const isOperator = (h: Holder): boolean => h.source === 'ui';
+
+/** The race flag's source: its hold (red, until cleared) sits above the take-over priority. */
+export const FLAG_SOURCE = 'flag';
+
+/** Take over only succeeds below the take-over priority; offering it elsewhere invites a 409. */
+export const canTakeOver = (h: Holder, takeOverPriority: number): boolean => h.priority < takeOverPriority;
+
+/** A flag hold's action reads `flag red (ui)`: the flag's name, or null for any other hold. */
+export function flagOf(h: Holder): string | null {
+  if (h.source !== FLAG_SOURCE) return null;
+  return /^flag (\w+)/.exec(h.action)?.[1] ?? null;
+}
+
+/** Ends the race flag (red's hold goes with it). */
+export async function clearFlag(): Promise<void> {
+  await post('flags/clear');
+  await loadOwners();
+}

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { formatDuration, formatVolts } from '../format.ts';
 import { registerShortcut } from '../keys.ts';
+import { navigate } from '../router.ts';
 import { onSceneProgress } from '../live.ts';
 import { devices, scenes } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
@@ -127,8 +128,26 @@ export function RacePage() {
           )}
         </div>
         {pinned.length === 0 && (
-          <p class="muted">
-            No scenes pinned yet: pin one below. Keys 1–9 run the first nine while this page is open.
+          // Only point "below" when the picker is there: on a first start there is no scene to pin.
+          <p class="muted" data-testid="race-no-pins">
+            {all.length === 0 ? (
+              <>
+                No scenes yet: make one on the{' '}
+                <a
+                  href="./scenes"
+                  onClick={(e) => {
+                    e.preventDefault();
+                    navigate('scenes');
+                  }}
+                >
+                  Scenes page
+                </a>
+                , then pin it here.
+              </>
+            ) : (
+              <>No scenes pinned yet: choose one in “Pin a scene” below.</>
+            )}{' '}
+            Keys 1–9 run the first nine pinned while this page is open.
           </p>
         )}
         <div class="race-grid">
