@@ -68,7 +68,7 @@ export async function openBrowser(viewport = { width: 1440, height: 900 }): Prom
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'error') errors.push(m.text() + (m.location().url ? ` (${m.location().url})` : ''));
   });
   page.on('pageerror', (e) => errors.push(e.message));
   const errorToasts: string[] = [];

@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fleetState } from '../../bench/fleet-state.ts';
 import { serializeState } from '../../src/state/migrations.ts';
 import { withHost, type Harness } from '../integration/harness.ts';
@@ -19,6 +19,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await b?.close();
+});
+// The tests share one page, and each host closes when its test ends: the page must not
+// outlive its host (its reconnects to a closed port are the previous test's, not this one's).
+beforeEach(() => {
+  b.errors.length = 0;
+});
+afterEach(async () => {
+  await b.page.goto('about:blank');
 });
 
 const SIZES = [
