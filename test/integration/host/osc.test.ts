@@ -114,6 +114,8 @@ describe('osc', () => {
       try {
         const onAir = airCount(h);
         await surface.raw(Buffer.from('not osc at all'));
+        // A packet that does not decode is answered too, so a surface being set up learns of it.
+        await surface.waitFor('/lightnet/error', (a) => /^packet: does not decode/.test(String(a[0])));
         await surface.raw(Buffer.from('/lightnet/blackout\0\0,i\0\0\0\0')); // int argument cut short
         await surface.raw(Buffer.alloc(0));
         await surface.send('/lightnet/nope');
@@ -159,7 +161,7 @@ describe('osc', () => {
         // Live control (70) is refused while the red flag (safety, 90) holds the field.
         await surface.send('/lightnet/group/0/color', 0, 255, 0);
         await surface.waitFor('/lightnet/error', (a) =>
-          /^group 0 is held by the red flag \(priority 90\) for \d+ s, as part of all — clear the flag first$/.test(
+          /: group 0 is held by the red flag \(priority 90\) for \d+ s, as part of all — clear the flag first$/.test(
             String(a[0]),
           ),
         );
