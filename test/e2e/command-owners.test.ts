@@ -73,7 +73,11 @@ describe('owners strip', () => {
         await expect.poll(() => chip.textContent()).toMatch(new RegExp(`^${esc} you.*\\(85\\).*since`));
         const refused = await live(h, gid, 141);
         expect(refused.status).toBe(409);
-        expect(refused.body.error).toMatch(new RegExp(`^group ${gid}: held by ui \\(85\\)`));
+        expect(refused.body.error).toMatch(
+          new RegExp(
+            `^group ${gid} is held by the operator's take-over \\(priority 85\\) for \\d+ s — wait until the operator hands it back$`,
+          ),
+        );
         await page.screenshot({ path: `${SHOTS}/owners-taken-${width}.png` });
 
         // Hand back: the strip goes, the desk may send again.

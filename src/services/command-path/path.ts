@@ -8,6 +8,7 @@ import { CommandRefusedError, ValidationError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import { decide, release, releaseTicket } from './decide.ts';
 import { TokenBuckets } from './rate-limit.ts';
+import { refusalText, takeOverRefusal, type RefusalContext } from './refusal.ts';
 import {
   applyPatch,
   defaultCommandPathSettings,
@@ -174,10 +175,7 @@ export class CommandPathService {
     if (!d.ok) {
       const h = d.holder;
       const holder = this.view(h, now);
-      const via = sameTarget(h.target, d.target) ? '' : `, as part of ${targetLabel(h.target)}`;
-      const error =
-        `${targetLabel(d.target)}: held by ${h.source} (${h.priority}) since ` +
-        `${new Date(h.since).toISOString()}${via} — ${src.id} (${priority}) may not change it`;
+      const error = refusalText(d.target, h, this.refusalContext(src.id, now));
       this.note(src, 'refused', label, cmd.action, error);
       throw new CommandRefusedError(409, error, { holder, source: src.id });
     }
@@ -244,12 +242,9 @@ export class CommandPathService {
     });
     if (!d.ok) {
       const h = d.holder;
-      throw new CommandRefusedError(
-        409,
-        `target: ${targetLabel(t)} is held by ${h.source} (${h.priority}) since ` +
-          `${new Date(h.since).toISOString()}, above the take-over priority (${this.current.take_over_priority})`,
-        { holder: this.view(h, now) },
-      );
+      throw new CommandRefusedError(409, takeOverRefusal(t, h, this.refusalContext(OPERATOR_SOURCE, now)), {
+        holder: this.view(h, now),
+      });
     }
     this.holds = d.holds;
     for (const h of d.dropped)
@@ -260,6 +255,15 @@ export class CommandPathService {
     this.changed();
     const mine = this.holds.find((h) => h.source === OPERATOR_SOURCE && sameTarget(h.target, t));
     return this.view(mine as Hold, now);
+  }
+
+  private refusalContext(requester: string, now: number): RefusalContext {
+    return {
+      labelOf: (id) => this.sourcesById.get(id)?.label ?? id,
+      requester,
+      takeOverPriority: this.current.take_over_priority,
+      now,
+    };
   }
 
   /** The operator hands `target` back: its hold goes; the next command of any source may take it. */

@@ -166,8 +166,7 @@ export class OscServer {
     try {
       decoded = decode(buf) as Decoded;
     } catch (err) {
-      this.counts.malformed++;
-      this.note(sender, { sender, bytes: buf.length, error: (err as Error).message }, 'OSC packet malformed');
+      this.malformed(sender, rinfo, buf.length, `does not decode (${(err as Error).message})`);
       return;
     }
     const messages: Decoded[] = [];
@@ -179,12 +178,7 @@ export class OscServer {
       return true;
     };
     if (!flatten(decoded, 0)) {
-      this.counts.malformed++;
-      this.note(
-        sender,
-        { sender, bytes: buf.length, error: 'bundle too deep or too large' },
-        'OSC packet malformed',
-      );
+      this.malformed(sender, rinfo, buf.length, 'bundle too deep or too large');
       return;
     }
     for (const m of messages) this.onMessage(m, sender, rinfo);
@@ -311,19 +305,35 @@ export class OscServer {
     }
   }
 
-  /** A warning, a few per sender per window; the rest at debug (a flood must not flood the log). */
-  private note(sender: string, fields: Record<string, unknown>, msg: string): void {
+  /**
+   * A packet that is not OSC: counted, logged and answered with `/lightnet/error packet: …` so
+   * the sender learns of it — both rate-limited alike (a flood gets neither a log nor a reply
+   * flood back).
+   */
+  private malformed(sender: string, rinfo: RemoteInfo, bytes: number, error: string): void {
+    this.counts.malformed++;
+    if (this.note(sender, { sender, bytes, error }, 'OSC packet malformed'))
+      this.reply(rinfo, ['/lightnet/error', `packet: ${error}`]);
+  }
+
+  /**
+   * A warning, a few per sender per window; the rest at debug (a flood must not flood the log).
+   * True when it was a warning.
+   */
+  private note(sender: string, fields: Record<string, unknown>, msg: string): boolean {
     const now = this.now();
     const w = this.logWindows.get(sender);
     if (!w || now - w.start > LOG_WINDOW_MS) {
       if (this.logWindows.size > 4 * MAX_SENDERS) this.logWindows.clear();
       this.logWindows.set(sender, { start: now, n: 1 });
       this.o.log.warn(fields, msg);
-      return;
+      return true;
     }
     w.n++;
-    if (w.n <= LOG_PER_WINDOW) this.o.log.warn(fields, msg);
+    const loud = w.n <= LOG_PER_WINDOW;
+    if (loud) this.o.log.warn(fields, msg);
     else this.o.log.debug(fields, msg);
+    return loud;
   }
 }
 

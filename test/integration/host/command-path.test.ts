@@ -91,7 +91,7 @@ describe('command path', () => {
       expect(rec).toMatchObject({ phase: 'heat_change', state: 'not_shown' });
       expect(rec.error).toMatch(
         new RegExp(
-          `^device ${a.addr}: held by ui \\(85\\) since \\S+, as part of group ${gid} — rotorhazard \\(80\\) may not change it$`,
+          `^device ${a.addr} is held by the operator's take-over \\(priority 85\\) for \\d+ s, as part of group ${gid} — wait until the operator hands it back$`,
         ),
       );
 
@@ -124,7 +124,9 @@ describe('command path', () => {
         );
         expect(r.status).toBe(409);
         expect(r.body.error).toMatch(
-          new RegExp(`^group ${gid}: held by ui \\(85\\) since \\d{4}-.*live \\(70\\)`),
+          new RegExp(
+            `^group ${gid} is held by the operator's take-over \\(priority 85\\) for \\d+ s — wait until the operator hands it back$`,
+          ),
         );
         expect(r.body.holder).toMatchObject({
           source: 'ui',

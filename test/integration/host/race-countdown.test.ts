@@ -99,6 +99,17 @@ describe('race countdown on the simulator (150 nodes, 2 gateways)', () => {
         const due = [staging, staging + 1, staging + 2, start].map(toWall);
         expect((await view()).steps.map((s) => s.state)).toEqual(['shown', 'shown', 'shown', 'shown']);
         expect(watch.list).toHaveLength(8);
+        // The Race lights page renders its phases from recent_phases: the steps are listed there too.
+        type Rec = { phase: string; state: string; error: string | null };
+        const phases = async (): Promise<Rec[]> =>
+          (await h.get<{ race_lights: { recent_phases: Rec[] } }>('/api/integration')).body.race_lights
+            .recent_phases;
+        expect((await phases()).map((r) => `${r.phase}:${r.state}`)).toEqual([
+          'tone:shown',
+          'tone:shown',
+          'last_tone:shown',
+          'go:shown',
+        ]);
         const skews = watch.list.map((t, k) => t.end - (due[Math.floor(k / 2)] as number));
         for (const [k, s] of skews.entries())
           expect(
@@ -146,6 +157,12 @@ describe('race countdown on the simulator (150 nodes, 2 gateways)', () => {
         watch2.stop();
         expect(watch2.list.length).toBe(2); // the first tone, on each gateway
         expect((await view()).steps.at(-1)).toMatchObject({ step: 'go', state: 'cancelled' });
+        expect((await phases()).slice(-4)).toMatchObject([
+          { phase: 'tone', state: 'shown' },
+          { phase: 'tone', state: 'cancelled', error: 'race aborted' },
+          { phase: 'last_tone', state: 'cancelled', error: 'race aborted' },
+          { phase: 'go', state: 'cancelled', error: 'race aborted' },
+        ]);
       },
     );
   }, 120_000);

@@ -107,7 +107,9 @@ describe('race flags', () => {
         brightness: 10,
       });
       expect(control.status).toBe(409);
-      expect(String(control.body.error)).toMatch(/held by flag \(90\)/);
+      expect(String(control.body.error)).toMatch(
+        /^group 0 is held by the red flag \(priority 90\) for \d+ s, as part of all — clear the flag first$/,
+      );
       const owners = await send(h, 'GET', '/api/control/owners');
       expect(owners.body.owners).toEqual([
         expect.objectContaining({ source: 'flag', priority: 90, target: { kind: 'all' } }),

@@ -119,6 +119,7 @@ function rig(opts: { lead?: number; foreign?: () => string | null } = {}) {
     foreignScene: opts.foreign ?? (() => null),
     cancels: () => cancels,
     shown: (f) => shown.push([...f]),
+    settled: () => undefined,
   });
   const flush = () => new Promise((r) => setImmediate(r));
   /** Moves the clock 1 ms at a time, letting timers and the spin-wait run. */

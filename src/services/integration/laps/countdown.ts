@@ -51,6 +51,8 @@ export interface CountdownDeps {
   cancels(): number;
   /** A step went out: what the gates now show (for the lap flash's restore). */
   shown(frames: readonly CountdownFrame[]): void;
+  /** A step is over (shown, not shown, cancelled): the Race lights page lists it with the phases. */
+  settled(rec: Readonly<StepRecord>, why: string | null): void;
 }
 
 export type StepState = 'waiting' | 'armed' | 'shown' | 'not_shown' | 'cancelled';
@@ -214,7 +216,10 @@ export class Countdown {
     run.dead = true;
     run.release();
     for (const r of run.records.values())
-      if (r.state === 'waiting' || r.state === 'armed') r.state = 'cancelled';
+      if (r.state === 'waiting' || r.state === 'armed') {
+        r.state = 'cancelled';
+        this.deps.settled(r, reason);
+      }
     run.waiting?.retime();
     const shownAny = [...run.records.values()].some((r) => r.state === 'shown');
     if (putBack && (shownAny || run.armedOnNodes) && run.restore.length > 0) {
@@ -263,6 +268,7 @@ export class Countdown {
         const skip = (why: string): void => {
           rec.state = 'not_shown';
           rec.error = why;
+          this.deps.settled(rec, why);
           this.deps.log.info({ step: step.kind, tone: step.tone, why }, 'race countdown step not shown');
         };
         if (this.deps.wall.now() > step.at + MAX_LATE_MS) {
@@ -313,6 +319,7 @@ export class Countdown {
           continue;
         }
         rec.state = 'shown';
+        this.deps.settled(rec, null);
         this.deps.shown(frames.map(immediate));
       }
       if (!run.dead) {
@@ -353,6 +360,7 @@ export class Countdown {
       if (r.state === 'waiting' || r.state === 'armed') {
         r.state = 'cancelled';
         r.error = 'blackout';
+        this.deps.settled(r, 'blackout');
       }
     // Blackout's PRESET leaves an armed CONTROL on the nodes: a later trigger SYNC (a
     // scene's) would light it. A dark immediate CONTROL drops it and keeps the gates dark.

@@ -146,6 +146,12 @@ export class PhaseLookPlayer {
     }
   }
 
+  /** A look played elsewhere (a countdown step), listed with the others once it is over. */
+  note(rec: PhaseLookRecord): void {
+    this.recent.push({ ...rec });
+    if (this.recent.length > RECENT) this.recent.shift();
+  }
+
   private record(l: PhaseLook): PhaseLookRecord {
     const rec: PhaseLookRecord = {
       phase: l.phase,

@@ -237,6 +237,14 @@ export class RaceLightsService {
           foreignScene: () => this.foreignScene(),
           cancels: () => deps.runner.cancels() - this.ownCancels,
           shown: (frames) => deps.looks.note(frames),
+          settled: (rec, why) =>
+            this.player.note({
+              phase: rec.step,
+              scene: deps.settings().phases[rec.step].scene ?? `race-lights-${rec.step}`,
+              requested_epoch_ms: rec.due_epoch_ms,
+              state: rec.state === 'shown' ? 'shown' : rec.state === 'cancelled' ? 'cancelled' : 'not_shown',
+              error: why,
+            }),
         })
       : null;
   }
