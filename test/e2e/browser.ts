@@ -67,8 +67,33 @@ export async function openBrowser(viewport = { width: 1440, height: 900 }): Prom
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
+  // Tests share one page across hosts, and each host closes when its test ends: the page's
+  // reconnects and late chunk loads to that closed port are refused. Those are about a host
+  // the page has left, so they are dropped when it navigates to another origin.
+  const refusedFrom = new Map<string, string>();
+  const originOf = (url: string): string | null => {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return null;
+    }
+  };
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text() + (m.location().url ? ` (${m.location().url})` : ''));
+    if (m.type() !== 'error') return;
+    const url = m.location().url;
+    const line = m.text() + (url ? ` (${url})` : '');
+    errors.push(line);
+    const origin = url ? originOf(url) : null;
+    if (origin && m.text().includes('net::ERR_CONNECTION_REFUSED')) refusedFrom.set(line, origin);
+  });
+  page.on('framenavigated', (frame) => {
+    if (frame !== page.mainFrame()) return;
+    const now = originOf(frame.url());
+    for (let i = errors.length - 1; i >= 0; i--) {
+      const from = refusedFrom.get(errors[i]!);
+      if (from !== undefined && from !== now) errors.splice(i, 1);
+    }
+    refusedFrom.clear();
   });
   page.on('pageerror', (e) => errors.push(e.message));
   const errorToasts: string[] = [];
