@@ -9,40 +9,17 @@
  * (merge.ts) and goes out next, unless it waited too long — then it is dropped too. Every
  * drop is counted by reason. Flash ends (restores) are never dropped: they wait their turn.
  */
-import { BROADCAST, type M2NRequest, type Rgb } from '../../../protocol/types.ts';
+import { BROADCAST, type Rgb } from '../../../protocol/types.ts';
 import { addPass, flashColors, maxWaitMs, takeBatch, type GateBatch } from './merge.ts';
 import { gateLabel, gateTarget, seatColor, seatGate } from './phases.ts';
 import type { Gate } from './settings.ts';
 import type { Frame, LapEvent, RaceLightsDeps } from './types.ts';
+import type { DropReason, IgnoreReason, RaceLightsCounts } from './counts.ts';
+import { requestGroup, restoreFrame, withColors } from './flash-frames.ts';
 
-type DropReason = 'radio_busy' | 'stale' | 'overflow' | 'not_sent' | 'blackout' | 'held';
 /** Who asked for a flash: a timer's pass, or the operator's Test button. */
 export type FlashSource = 'rotorhazard' | 'fpvtrackside' | 'test';
 export type FlashResult = 'flash' | 'merged' | 'waiting' | DropReason;
-export type IgnoreReason = 'disabled' | 'late' | 'holeshot' | 'unmapped' | 'red_flag';
-
-/** The race lights' counters (`view().stats`); the phase looks count `phases_held`. */
-export interface RaceLightsCounts {
-  laps: number;
-  flashes_sent: number;
-  passes_flashed: number;
-  merged: number;
-  dropped: Record<DropReason, number>;
-  ignored: Record<IgnoreReason, number>;
-  /** Phase looks not played because a red flag was up. */
-  phases_held: number;
-}
-
-// Key order is the order `view().stats` shows them in.
-export const newCounts = (): RaceLightsCounts => ({
-  laps: 0,
-  flashes_sent: 0,
-  passes_flashed: 0,
-  merged: 0,
-  dropped: { radio_busy: 0, stale: 0, overflow: 0, not_sent: 0, blackout: 0, held: 0 },
-  ignored: { disabled: 0, late: 0, holeshot: 0, unmapped: 0, red_flag: 0 },
-  phases_held: 0,
-});
 
 interface FlashRecord {
   source: FlashSource;
@@ -234,31 +211,14 @@ export class LapFlashes {
   ): { result: FlashResult } {
     const s = this.deps.settings();
     const ev = { seat: origin.seat, event_epoch_ms: eventAt };
-    if (this.deps.radioBacklog() > 0)
-      return this.drop(
-        'radio_busy',
-        seatsOf([ev.seat]),
-        gateLabel(gate),
-        [color],
-        now,
-        ev.event_epoch_ms,
-        origin,
-      );
+    const drop = (r: DropReason, detail: string | null = null): { result: DropReason } =>
+      this.drop(r, seatsOf([ev.seat]), gateLabel(gate), [color], now, ev.event_epoch_ms, origin, detail);
+    if (this.deps.radioBacklog() > 0) return drop('radio_busy');
     // A gate the operator took over (or a red flag holds) does not flash: dropped, with why.
     // The operator's own Test button speaks as the operator.
     const refused =
       this.deps.admit?.(gateTarget(gate), origin.source === 'test' ? 'ui' : origin.source) ?? null;
-    if (refused !== null)
-      return this.drop(
-        'held',
-        seatsOf([ev.seat]),
-        gateLabel(gate),
-        [color],
-        now,
-        ev.event_epoch_ms,
-        origin,
-        refused,
-      );
+    if (refused !== null) return drop('held', refused);
     const frames = this.deps.planEffect(gateTarget(gate), {
       mode: s.flash.effect,
       brightness: s.flash.brightness,
@@ -266,16 +226,7 @@ export class LapFlashes {
     const gateKey = frames.map((f) => `${f.receiver}/${requestGroup(f.request)}`).join(',');
     const before = this.pending.find((w) => w.gateKey === gateKey);
     const outcome = addPass(this.pending, { seat: ev.seat, gateKey, color, at: now });
-    if (outcome === 'overflow')
-      return this.drop(
-        'overflow',
-        seatsOf([ev.seat]),
-        gateLabel(gate),
-        [color],
-        now,
-        ev.event_epoch_ms,
-        origin,
-      );
+    if (outcome === 'overflow') return drop('overflow');
     if (!before)
       Object.assign(this.pending.at(-1) as Waiting, {
         frames,
@@ -416,27 +367,7 @@ export class LapFlashes {
 
   /** The frame that puts back the look `f`'s receiver and group showed (dark when none). */
   restoreFrame(f: Frame): Frame {
-    const net = f.network !== undefined ? { network: f.network } : {};
-    const groupId = requestGroup(f.request);
-    const look = this.deps.looks.lookFor(f.receiver, groupId);
-    if (!look)
-      return {
-        ...net,
-        receiver: f.receiver,
-        request: { op: 'CONTROL', groupId, flags: 0, fields: { brightness: 0 } },
-      };
-    if (look.kind === 'preset') {
-      const { flags, presetId, brightness } = look;
-      return {
-        ...net,
-        receiver: f.receiver,
-        request: { op: 'PRESET', groupId, flags, presetId, brightness },
-      };
-    }
-    // Every field the flash changed is put back; fields the look never set get neutral values.
-    const black: Rgb = [0, 0, 0];
-    const fields = { mode: 0, brightness: 0, color1: black, color2: black, color3: black, ...look.fields };
-    return { ...net, receiver: f.receiver, request: { op: 'CONTROL', groupId, flags: look.flags, fields } };
+    return restoreFrame(f, this.deps.looks);
   }
 }
 
@@ -444,17 +375,4 @@ function countPass(m: Map<number, PassCount>, key: number, lap: number, at: numb
   const c = m.get(key);
   if (c) Object.assign(c, { passes: c.passes + 1, last_lap: lap, last_epoch_ms: at });
   else m.set(key, { passes: 1, last_lap: lap, last_epoch_ms: at });
-}
-
-function requestGroup(r: M2NRequest): number {
-  return 'groupId' in r ? r.groupId : 255;
-}
-
-function withColors(f: Frame, c1: Rgb, c2: Rgb, c3: Rgb): Frame {
-  const r = f.request;
-  if (r.op !== 'CONTROL') return f;
-  return {
-    ...f,
-    request: { ...r, fields: { ...r.fields, color1: c1, color2: c2, color3: c3 } },
-  };
 }

@@ -7,7 +7,7 @@
 import { atWallTime } from '../at-time.ts';
 import type { CountdownLooks } from './countdown-looks.ts';
 import { MAX_AHEAD_MS } from './countdown-looks.ts';
-import type { RaceLightsCounts } from './flashes.ts';
+import type { RaceLightsCounts } from './counts.ts';
 import { stagePlan, type StageTimes } from './merge.ts';
 import { PhaseLookPlayer, type LookRunner, type PhaseLook, type PhaseLookRecord } from './phase-player.ts';
 import { builtinLook } from './phases.ts';

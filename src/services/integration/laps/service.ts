@@ -9,7 +9,8 @@
 import type { Rgb } from '../../../protocol/types.ts';
 import type { StepKind } from './countdown-plan.ts';
 import { CountdownLooks } from './countdown-looks.ts';
-import { LapFlashes, newCounts, type FlashResult, type IgnoreReason } from './flashes.ts';
+import { newCounts, type IgnoreReason } from './counts.ts';
+import { LapFlashes, type FlashResult } from './flashes.ts';
 import { PhaseLooks } from './phase-looks.ts';
 import type { Gate, Phase } from './settings.ts';
 import type { LapEvent, PhaseEvent, RaceLightsDeps, ToneEvent } from './types.ts';
