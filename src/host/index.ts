@@ -27,7 +27,7 @@ import { createTimers } from '../services/integration/timers/index.ts';
 import { createLedPresets } from '../services/led-presets/index.ts';
 import type { StartblockSlot } from '../domain/scenes/types.ts';
 import { createOta } from '../services/ota/index.ts';
-import { createScenes, mirrorSentFrames } from '../services/scenes/index.ts';
+import { createScenes } from '../services/scenes/index.ts';
 import { BlackoutService } from '../services/race/index.ts';
 import { FLAG_SOURCE, FlagService, FlagsStore, fieldSender } from '../services/flags/index.ts';
 import { createCommandPath } from '../services/command-path/index.ts';
@@ -184,11 +184,7 @@ async function startOn(
     now: () => Date.now(),
     cancelScene: () => scenes.sceneDispatch.cancel(),
     haltRaceLooks: () => raceLights.service.halt(),
-    shown: (request) => {
-      looks.note([{ receiver: BROADCAST, request }]);
-      // The device rows follow the flag's look as they follow a scene's frames.
-      mirrorSentFrames(store, [{ receiver: BROADCAST, request }]);
-    },
+    shown: (request) => looks.note([{ receiver: BROADCAST, request }]),
     changed: (state) => bus.emit('flag', state),
   });
   const raceLights = createRaceLights({
