@@ -36,6 +36,7 @@ import type {
   GatewayReadiness,
   IdentifyResult,
   MasterSnapshot,
+  Priority,
   Reply,
   SendOptions,
   StatusResult,
@@ -286,6 +287,10 @@ class Driver implements LightnetGatewayDriver {
       release();
       this.log.debug({ cls }, 'bulk traffic released');
     };
+  }
+
+  queuedAhead(priority: Priority): number {
+    return this.queue.aheadOf(priority);
   }
 
   send(receiver: Addr, request: M2NRequest, opts: SendOptions = {}): Promise<TxOutcome> {

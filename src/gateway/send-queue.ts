@@ -110,6 +110,18 @@ export class SendQueue {
   }
 
   /**
+   * Frames queued that would go before a new frame of this priority (its own class is FIFO).
+   * Bulk frames never go before an urgent or interactive one: a status poll in the queue does
+   * not delay a lap flash by more than the one frame already on the air.
+   */
+  aheadOf(priority: Priority): number {
+    const urgent = this.queues.urgent.length;
+    if (priority === 'urgent') return urgent;
+    const interactive = urgent + this.queues.interactive.length;
+    return priority === 'interactive' ? interactive : interactive + this.queues.bulk.length;
+  }
+
+  /**
    * Holds bulk traffic (status polls, group pushes, discovery) until the returned release is
    * called, so the TX slot is idle for urgent/interactive frames (the armed race start's
    * SYNC). Held items keep their deadlines: a hold longer than the bulk deadline fails them

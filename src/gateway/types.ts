@@ -178,6 +178,11 @@ export interface GatewayDriver {
    * release is called; urgent and interactive frames go on. Optional: test doubles may omit it.
    */
   hold?(cls: 'bulk'): () => void;
+  /**
+   * Frames queued (every gateway: the Radio) that a new frame of this priority would wait
+   * behind — not the lower classes it overtakes. Optional: test doubles may omit it.
+   */
+  queuedAhead?(priority: Priority): number;
 
   /**
    * DEVICES rounds (broadcast, group filter) until a few rounds in a row bring nothing new,

@@ -27,6 +27,7 @@ import type {
   GatewayReadiness,
   IdentifyResult,
   MasterSnapshot,
+  Priority,
   Reply,
   SendOptions,
   StatusResult,
@@ -271,6 +272,13 @@ export class Radio implements GatewayDriver {
   hold(cls: 'bulk'): () => void {
     const releases = this.gateways.map((g) => g.driver.hold?.(cls));
     return () => releases.forEach((r) => r?.());
+  }
+
+  /** Summed over the gateways: the lap flash asks whether any radio has work before it. */
+  queuedAhead(priority: Priority): number {
+    const solo = this.solo();
+    const drivers = solo ? [solo] : this.live().map((g) => g.driver);
+    return drivers.reduce((n, d) => n + (d.queuedAhead?.(priority) ?? d.stats().queueDepth), 0);
   }
 
   /** One frame per target network, all at once; ok only if every part is. */

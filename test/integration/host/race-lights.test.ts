@@ -235,6 +235,48 @@ describe('race lights', () => {
     });
   });
 
+  it('a-lap-flash-overtakes-status-poll-frames-waiting-for-the-radio-instead-of-being-dropped', async () => {
+    await withHost({ nodes: 2, seed: 2, integrationSecret: SECRET }, async (h) => {
+      await discoverAll(h);
+      const [a] = leds(h) as [SimNode];
+      await send(h, 'PUT', '/api/race-lights', {
+        seats: [{ seat: 0, gate: { kind: 'device', value: a.addr } }],
+        flash: { effect: 0, length_ms: 300, brightness: 255 },
+      });
+      // Bulk frames (what a fleet status poll queues) waiting for the radio: held here so
+      // they are still queued when the lap arrives, as they are between a poll's frames.
+      const driver = h.host.services.driver;
+      const release = driver.hold?.('bulk') ?? (() => {});
+      const polls = [0, 1, 2].map(() =>
+        driver.send(a.addr, { op: 'STATUS', groupId: 255 }, { priority: 'bulk' }),
+      );
+      try {
+        expect(driver.stats().queueDepth).toBe(3);
+        const lap = await send(
+          h,
+          'POST',
+          '/api/integration/laps',
+          { seat: 0, lap_number: 1, color: '#ff00ff' },
+          H,
+        );
+        // The flash goes at interactive priority, ahead of every queued bulk frame.
+        expect(lap.body).toMatchObject({ ok: true, result: 'flash' });
+        await until(
+          () => a.snapshot().bri === 255 && color1(a).join() === '255,0,255',
+          'the flash on the gate',
+        );
+      } finally {
+        release();
+      }
+      expect((await Promise.all(polls)).every((o) => o.ok)).toBe(true);
+      const v = await h.get<{
+        race_lights: { stats: { flashes_sent: number; dropped: Record<string, number> } };
+      }>('/api/integration');
+      expect(v.body.race_lights.stats.flashes_sent).toBe(1);
+      expect(v.body.race_lights.stats.dropped.radio_busy).toBe(0);
+    });
+  });
+
   it('simultaneous-passes-on-one-gate-merge-and-the-winner-colour-shows-on-the-finish-gate', async () => {
     await withHost({ nodes: 3, seed: 2, integrationSecret: SECRET }, async (h) => {
       await discoverAll(h);

@@ -141,7 +141,8 @@ export function createRaceLights(d: {
         return Promise.resolve({ ok: false as const, reason: 'link_down' as const, detail: r.error });
       return r.driver.send(f.receiver, f.request, { priority: 'interactive', deadlineMs });
     },
-    radioBacklog: () => d.driver.stats().queueDepth,
+    // Only what would go before the flash: a status poll's queued bulk frames it overtakes.
+    radioBacklog: () => d.driver.queuedAhead?.('interactive') ?? d.driver.stats().queueDepth,
     flashAirtimeMs,
     runner: {
       run: (key, body, source) => d.integration.runScene(key, body, source),
