@@ -3,7 +3,11 @@
  * test sender shows up live (source state, pass counter, last flash) without a reload; a
  * seat mapped to a group that does not exist is refused with the error next to that seat's
  * gate; the fixed mapping saves (on the host); Test flashes the seat's gate. Screenshots at
- * 1280 and 390 px (into /tmp/shots-racepage), Blackout reachable at both widths.
+ * 1280 and 390 px (into /tmp/shots-beat), Blackout reachable at both widths. The leftovers of
+ * the newcomer walk: a flash on a group shows the group's name, colour swatches are ringed
+ * chips, wider than tall (a white square beside the "own" checkbox read as a second checkbox), the
+ * save bar stays on screen at 390 px while the page scrolls, and the pass counters start
+ * again when a race stages (the heading says since when).
  */
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +17,7 @@ import { FpvTracksideSender } from '../fpvtrackside/sender.ts';
 import { coveredByBlackout } from './blackout-rect.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 
-const SHOTS = '/tmp/shots-racepage';
+const SHOTS = '/tmp/shots-beat';
 const STARTBLOCK = [50, 51];
 const SECRET = 'rotorhazard-e2e-secret-0123456789';
 
@@ -164,6 +168,71 @@ describe('race lights page', () => {
       // The phase looks are listed from the settings (each with its look).
       const phases = page.getByTestId('rl-phases');
       for (const p of ['Staging', 'Start', 'Stop', 'Crash out']) await shows(phases, p);
+      // A flash on a group: the group's name, not only its number, in the last flashes.
+      const grp = await h.post<{ id: number }>('/api/groups/create', { name: 'Finish arch' });
+      expect(grp.status).toBe(200);
+      const t = await fetch(h.url + '/api/race-lights/test', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: new URL(h.url).origin },
+        body: JSON.stringify({ gate: { kind: 'group', value: grp.body.id }, color: '#ffffff' }),
+      });
+      expect(t.status).toBe(202);
+      await shows(
+        page.getByTestId('rl-flashes'),
+        new RegExp(`Test\\s+→ Finish arch \\(group ${grp.body.id}\\)`),
+      );
+
+      // Swatches are ringed colour chips, wider than tall — not squares like the checkbox beside them.
+      const swatch = page.getByRole('img', { name: 'Seat 1: colour white' });
+      type Styles = { getComputedStyle(e: unknown): { boxShadow: string } };
+      const look = await swatch.evaluate((el: unknown) => {
+        const cs = (globalThis as unknown as Styles).getComputedStyle(el);
+        return [cs.boxShadow];
+      });
+      const chip = await swatch.boundingBox();
+      expect((chip?.width ?? 0) > 1.5 * (chip?.height ?? 0), JSON.stringify(chip)).toBe(true);
+      expect(look[0]).toMatch(/rgb.*2px/);
+
+      // An edit at 390 px: the save bar is on screen (above the Blackout band) at the top
+      // of the page and at its end, not only once scrolled to the bottom.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByLabel('Seat 1: kind').selectOption('broadcast');
+      const bar = page.getByTestId('rl-savebar');
+      await shows(bar, 'Unsaved changes');
+      for (const where of ['top', 'mapping'] as const) {
+        if (where === 'top') await page.evaluate(TO_TOP);
+        else await page.getByTestId('rl-mapping').scrollIntoViewIfNeeded();
+        await frames(page);
+        const box = await bar.boundingBox();
+        const band = await page.getByTestId('blackout').boundingBox();
+        expect(box, `save bar at the ${where}`).not.toBeNull();
+        expect(
+          (box?.y ?? 0) >= 0 && (box?.y ?? 0) + (box?.height ?? 0) <= (band?.y ?? 844) + 0.5,
+          `save bar on screen above Blackout at the ${where}: ${JSON.stringify(box)} band ${JSON.stringify(band)}`,
+        ).toBe(true);
+        await page.screenshot({ path: `${SHOTS}/race-lights-dirty-390-${where}.png` });
+      }
+      await page.getByRole('button', { name: 'Discard' }).click();
+      await page.setViewportSize({ width: 1280, height: 800 });
+
+      // A race stages: the counters start again and say so.
+      await shows(page.getByTestId('rl-passes-since'), 'since the host started');
+      const stage = await fetch(h.url + '/api/integration/race/phase', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-lightnet-integration': SECRET },
+        body: JSON.stringify({ phase: 'stage' }),
+      });
+      expect(stage.status).toBe(202);
+      await shows(page.getByTestId('rl-passes-since'), 'Passes this race');
+      await shows(page.getByTestId('rl-live'), 'No lap yet.');
+      await fetch(h.url + '/api/integration/laps', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-lightnet-integration': SECRET },
+        body: JSON.stringify({ seat: 2, lap_number: 1, color: '#00ff00' }),
+      });
+      await shows(page.getByTestId('rl-pass-seat-2'), /Seat 3\s*1\s*1/);
+      await shots(page, 'race-lights-race');
+
       // The one 400 is the refused save above (the browser logs every 4xx).
       expect(b.errors.filter((e) => !e.includes('status of 400'))).toEqual([]);
       expect(b.errorToasts).toEqual([]);

@@ -144,6 +144,8 @@ export function GatesEditor({
                   ) : (
                     <span
                       class="rl-swatch"
+                      role="img"
+                      aria-label={`Seat ${seat + 1}: colour ${color ?? 'white'}`}
                       style={{ background: color ?? '#ffffff' }}
                       title={color ?? 'white (no colour known)'}
                     />

@@ -1,7 +1,9 @@
 /**
- * What the timers did since the host started: passes per seat and per timing system, the
- * flashes sent and dropped, and the last flashes (colour, source, gate, sent or why not).
+ * What the timers did: passes per seat and per timing system this race (since the host
+ * started, before the first race), the flashes sent and dropped, and the last flashes
+ * (colour, source, gate by its group's name, sent or why not).
  */
+import { groupsById } from '../store.ts';
 import type { FlashRecord, RaceLightsView } from './race-lights-data.ts';
 import { ago } from './time.ts';
 
@@ -15,10 +17,28 @@ function Swatches({ colors }: { colors: readonly string[] }) {
   return (
     <span class="rl-swatches">
       {colors.map((c, i) => (
-        <span key={i} class="rl-swatch" style={{ background: c }} title={c} />
+        <span
+          key={i}
+          class="rl-swatch"
+          role="img"
+          aria-label={`colour ${c}`}
+          style={{ background: c }}
+          title={c}
+        />
       ))}
     </span>
   );
+}
+
+/**
+ * The host records a flash's gate as "group N" / "device X" / "all devices": a group is
+ * shown by its name (as the operator named it on the Groups page), its number beside it.
+ */
+export function gateText(gate: string): string {
+  const m = /^group (\d+)$/.exec(gate);
+  if (!m) return gate;
+  const g = groupsById.value.get(Number(m[1]));
+  return g ? `${g.name} (group ${m[1]})` : gate;
 }
 
 function flashWho(f: FlashRecord): string {
@@ -36,7 +56,11 @@ export function LivePasses({ v, now }: { v: RaceLightsView; now: number }) {
       <h2>Live</h2>
       <div class="rl-live">
         <div>
-          <h3>Passes since the host started</h3>
+          <h3 data-testid="rl-passes-since">
+            {v.passes.since === 'race'
+              ? `Passes this race (counted from its start, ${ago(v.passes.since_epoch_ms, now)})`
+              : 'Passes since the host started (no race yet)'}
+          </h3>
           {seats.length + systems.length === 0 ? (
             <p class="muted">No lap yet.</p>
           ) : (
@@ -89,7 +113,7 @@ export function LivePasses({ v, now }: { v: RaceLightsView; now: number }) {
               {flashes.map((f, i) => (
                 <li key={`${f.received_epoch_ms}-${i}`} class={f.ok ? '' : 'rl-bad'}>
                   <Swatches colors={f.colors} /> <strong>{SOURCE_LABEL[f.source]}</strong> {flashWho(f)} →{' '}
-                  {f.gate}{' '}
+                  {gateText(f.gate)}{' '}
                   <span class="muted">
                     {f.ok
                       ? `sent ${ago(f.sent_epoch_ms, now)}`

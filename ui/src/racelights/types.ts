@@ -54,7 +54,13 @@ export interface RaceLightsView {
     dropped: Record<string, number>;
     ignored: Record<string, number>;
   };
-  passes: { seats: (PassCount & { seat: number })[]; timing_systems: (PassCount & { index: number })[] };
+  passes: {
+    /** Counted since the host started, or since the current race staged or started. */
+    since: 'host_start' | 'race';
+    since_epoch_ms: number;
+    seats: (PassCount & { seat: number })[];
+    timing_systems: (PassCount & { index: number })[];
+  };
   recent_flashes: FlashRecord[];
   recent_phases: PhaseRecord[];
 }

@@ -51,7 +51,7 @@ interface Origin {
   timingSystem: number | null;
 }
 
-/** Passes per seat or timing system since the host started (the Race lights page's counters). */
+/** Passes per seat or timing system this race (the Race lights page's counters). */
 interface PassCount {
   passes: number;
   last_lap: number;
@@ -96,18 +96,42 @@ export class LapFlashes {
   private readonly recent: FlashRecord[] = [];
   private readonly bySeat = new Map<number, PassCount>();
   private readonly byTimingSystem = new Map<number, PassCount>();
+  /** Since when the pass counters count: the host's start until a race stages or starts. */
+  private since: { what: 'host_start' | 'race'; epoch_ms: number };
   /** Counts Blackouts: a flash on the air when one came goes back to dark at once. */
   private blackouts = 0;
 
   constructor(private readonly deps: FlashDeps) {
     this.counts = deps.counts;
+    this.since = { what: 'host_start', epoch_ms: deps.wall.now() };
   }
 
-  /** The `passes` and `recent_flashes` parts of the race lights' view. */
-  passes(): { seats: Record<string, number>[]; timing_systems: Record<string, number>[] } {
+  /** The `passes` part of the race lights' view: per seat and timing system, since `since`. */
+  passes(): {
+    since: 'host_start' | 'race';
+    since_epoch_ms: number;
+    seats: Record<string, number>[];
+    timing_systems: Record<string, number>[];
+  } {
     const counts = (m: Map<number, PassCount>, key: 'seat' | 'index') =>
       [...m].sort(([a], [b]) => a - b).map(([k, c]) => ({ [key]: k, ...c }));
-    return { seats: counts(this.bySeat, 'seat'), timing_systems: counts(this.byTimingSystem, 'index') };
+    return {
+      since: this.since.what,
+      since_epoch_ms: this.since.epoch_ms,
+      seats: counts(this.bySeat, 'seat'),
+      timing_systems: counts(this.byTimingSystem, 'index'),
+    };
+  }
+
+  /**
+   * A race stages or starts (either timer): the pass counters start again, so the page says
+   * whether laps arrive in this race, not how many since the host started.
+   */
+  newRace(): void {
+    this.bySeat.clear();
+    this.byTimingSystem.clear();
+    this.since = { what: 'race', epoch_ms: this.deps.wall.now() };
+    this.deps.changed();
   }
 
   recentFlashes(): FlashRecord[] {

@@ -52,6 +52,7 @@ export class RaceLightsService {
    * down and GO lands on the start, with the same scheduler as RotorHazard's tones.
    */
   timerStart(startAt: number): { steps: number; at_epoch_ms: number } | null {
+    this.flashes.newRace();
     const started = this.countdown.timerStart(startAt);
     if (started) this.phases.startScheduledAt(this.deps.settings().phases.go.enabled ? startAt : null);
     return started;
@@ -120,6 +121,8 @@ export class RaceLightsService {
     ev: PhaseEvent,
     source = 'rotorhazard',
   ): { ran: string[]; scheduled: { phase: string; at_epoch_ms: number }[] } {
+    // RotorHazard stages every race; FPVTrackside may only say RaceStart.
+    if (ev.phase === 'stage' || ev.phase === 'start') this.flashes.newRace();
     return this.phases.phase(ev, source);
   }
 
