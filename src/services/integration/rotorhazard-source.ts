@@ -7,12 +7,11 @@
  * Lap numbers are RotorHazard's to decide (it deletes, recounts, marks late): a lap number
  * repeated or going back for a seat is counted here so the operator sees it, not refused.
  */
+import { SourceActivity } from './timers/source-activity.ts';
 
 export type RotorHazardCounter =
   'accepted' | 'malformed' | 'unknown' | 'out_of_order' | 'duplicate' | 'unauthorized';
 
-/** The plugin sends nothing between races either: "connected" = heard this recently. */
-const CONNECTED_MS = 10 * 60_000;
 const MAX_ERROR = 200;
 
 export class RotorHazardSource {
@@ -24,13 +23,12 @@ export class RotorHazardSource {
     duplicate: 0,
     unauthorized: 0,
   };
-  private lastHeard: number | null = null;
+  /** Last heard, connected, events per minute (the same as every timer's). */
+  private readonly activity = new SourceActivity();
   private lastEvent: { type: string; detail: string | null; received_epoch_ms: number } | null = null;
   private lastError: { at_epoch_ms: number; error: string } | null = null;
   /** The last lap number per seat in this race (a stage or heat change starts afresh). */
   private readonly laps = new Map<number, number>();
-  /** Events in the last minute (ring of 60 one-second buckets). */
-  private readonly buckets = new Array<{ s: number; n: number }>(60).fill({ s: -1, n: 0 });
   private listener: () => void = () => {};
 
   constructor(private readonly now: () => number) {}
@@ -72,13 +70,11 @@ export class RotorHazardSource {
 
   view(): Record<string, unknown> {
     const now = this.now();
-    const sec = Math.floor(now / 1000);
-    const perMinute = this.buckets.reduce((sum, b) => (sec - b.s < 60 && b.s <= sec ? sum + b.n : sum), 0);
     return {
-      connected: this.lastHeard !== null && now - this.lastHeard < CONNECTED_MS,
-      last_heard_epoch_ms: this.lastHeard,
+      connected: this.activity.connected(now),
+      last_heard_epoch_ms: this.activity.lastHeard,
       last_event: this.lastEvent,
-      events_per_minute: perMinute,
+      events_per_minute: this.activity.perMinute(now),
       last_error: this.lastError,
       counters: { ...this.counters },
     };
@@ -90,9 +86,6 @@ export class RotorHazardSource {
   }
 
   private tick(at: number): void {
-    this.lastHeard = at;
-    const sec = Math.floor(at / 1000);
-    const b = this.buckets[sec % 60] as { s: number; n: number };
-    this.buckets[sec % 60] = b.s === sec ? { s: sec, n: b.n + 1 } : { s: sec, n: 1 };
+    this.activity.heard(at);
   }
 }

@@ -20,6 +20,7 @@
  */
 import type { Logger } from '../../../logger.ts';
 import type { Rgb } from '../../../protocol/types.ts';
+import { SourceActivity } from './source-activity.ts';
 import {
   KNOWN_TYPES,
   announcementSchema,
@@ -67,8 +68,6 @@ const MAX_QUEUE = 1000;
 const PER_TICK = 64;
 const SEQ_WINDOW = 16;
 const RECENT_IDS = 4096;
-/** FPVTrackside sends no keep-alive: silent between races. "connected" = heard this recently. */
-const CONNECTED_MS = 10 * 60_000;
 const MAX_ERROR = 200;
 const OFFSET_SAMPLES = 32;
 const OFFSET_WINDOW_MS = 10 * 60_000;
@@ -112,7 +111,8 @@ export class FpvTracksideReceiver {
   };
   private session = { restarts: 0, gaps: 0, started_epoch_ms: null as number | null };
   private detections = { flashed: 0, filtered: 0, not_flashed: {} as Record<string, number> };
-  private lastHeard: number | null = null;
+  /** Last heard, connected, events per minute (the same as every timer's). */
+  private readonly activity = new SourceActivity();
   private lastEvent: { type: string; seq: number; received_epoch_ms: number } | null = null;
   private lastError: { at_epoch_ms: number; error: string } | null = null;
   /** Arrival minus the sender's `ts` of the last event: its clock against ours, plus transit. */
@@ -121,8 +121,6 @@ export class FpvTracksideReceiver {
   private readonly offsets: { at: number; ms: number }[] = [];
   private race: RaceState | null = null;
   private hello: { at_epoch_ms: number; body: Record<string, unknown> } | null = null;
-  /** Events per second over the last minute (ring of 60 one-second buckets). */
-  private readonly buckets = new Array<{ s: number; n: number }>(60).fill({ s: -1, n: 0 });
 
   constructor(
     private readonly deps: {
@@ -154,10 +152,7 @@ export class FpvTracksideReceiver {
   /** A body the route has answered 200 to: queued, applied on a later tick. */
   enqueue(text: string): void {
     const at = this.deps.now();
-    this.lastHeard = at;
-    const sec = Math.floor(at / 1000);
-    const b = this.buckets[sec % 60] as { s: number; n: number };
-    this.buckets[sec % 60] = b.s === sec ? { s: sec, n: b.n + 1 } : { s: sec, n: 1 };
+    this.activity.heard(at);
     if (this.queue.length >= MAX_QUEUE) {
       this.count('dropped', `queue full: ${MAX_QUEUE} events waiting`);
       return;
@@ -171,13 +166,11 @@ export class FpvTracksideReceiver {
 
   view(): Record<string, unknown> {
     const now = this.deps.now();
-    const sec = Math.floor(now / 1000);
-    const perMinute = this.buckets.reduce((sum, b) => (sec - b.s < 60 && b.s <= sec ? sum + b.n : sum), 0);
     return {
-      connected: this.lastHeard !== null && now - this.lastHeard < CONNECTED_MS,
-      last_heard_epoch_ms: this.lastHeard,
+      connected: this.activity.connected(now),
+      last_heard_epoch_ms: this.activity.lastHeard,
       last_event: this.lastEvent,
-      events_per_minute: perMinute,
+      events_per_minute: this.activity.perMinute(now),
       last_error: this.lastError,
       counters: { ...this.counters },
       waiting: this.queue.length,
