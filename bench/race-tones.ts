@@ -11,7 +11,12 @@
  *   LIGHTNET_ROTORHAZARD=../shared/tools/rotorhazard.sh npm run bench:race-tones -- [--races 5]
  *     [--runs sim,4.4.0,4.4.1-dev]
  *
- * Prints p50/p95/max of |skew| for tones and GO; asserts nothing. Without
+ * Prints p50/p95/max of |skew| for tones and GO; asserts nothing. LIGHTNET_COUNTDOWN_TRACE=1
+ * also prints, per RotorHazard step and relative to RotorHazard's own moment: the host's
+ * converted due time, its fire time, when the trigger was handed to the driver, when its
+ * bytes reached the relay, and when it was on the air — where a late step lost its time.
+ * Run it under /work/helpers/bench-priority.sh (or an idle machine): on a loaded 2-core
+ * machine the figures are the machine's scheduling, not the product's (docs/race-lights.md). Without
  * LIGHTNET_ROTORHAZARD the RotorHazard runs are skipped (said so). Ports 6850..6851.
  */
 import { decodeLoraPacket } from '../src/protocol/packets.ts';

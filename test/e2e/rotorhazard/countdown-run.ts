@@ -25,6 +25,8 @@ interface StepView {
   state: string;
   announced: boolean;
   due_epoch_ms: number;
+  fire_at_epoch_ms: number;
+  sent_epoch_ms: number | null;
 }
 
 const monoS = (): number => Number(process.hrtime.bigint()) / 1e9;
@@ -85,6 +87,17 @@ export async function countdownRace(rig: Rig, io: SocketIoClient): Promise<Count
       return hit === undefined ? null : hit - d;
     };
     const tones = due.slice(0, -1).map((d) => skew(d) ?? Number.NaN);
+    // Where a step's time went (bench:race-tones with LIGHTNET_COUNTDOWN_TRACE=1).
+    if (process.env.LIGHTNET_COUNTDOWN_TRACE)
+      steps.forEach((s, i) => {
+        const d = due[i] as number;
+        const sent = s.sent_epoch_ms;
+        const w = sent === null ? undefined : rig.writes.find((t) => t >= sent - 1);
+        const air = sorted.find((t) => Math.abs(t - d) < 400);
+        console.log(
+          `trace ${s.step}: host due−rh due ${(s.due_epoch_ms - d).toFixed(1)} fire ${(s.fire_at_epoch_ms - d).toFixed(1)} sent ${sent === null ? '-' : (sent - d).toFixed(1)} write ${w === undefined ? '-' : (w - d).toFixed(1)} air ${air === undefined ? '-' : (air - d).toFixed(1)}`,
+        );
+      });
     return {
       tones,
       go: skew(due.at(-1) as number),
