@@ -141,6 +141,26 @@ describe('send queue: priority, deadlines, cancellation, validation', () => {
     expect(gw.frames.map((f) => f.receiver)).toEqual(['AABB01', 'AABB04', 'AABB02', 'AABB03']);
   });
 
+  it('counts for each priority only the queued frames that would go before it', async () => {
+    const { clock, driver, gw } = await rig();
+    gw.onM2n = (_f, g) => g.later(50, ...TX_CYCLE);
+    const sends = [
+      driver.send('AABB01', INDICATE, { priority: 'bulk' }), // in flight: not queued
+      driver.send('AABB02', INDICATE, { priority: 'bulk' }),
+      driver.send('AABB03', INDICATE, { priority: 'bulk' }),
+      driver.send('AABB04', INDICATE, { priority: 'interactive' }),
+      driver.send('AABB05', INDICATE, { priority: 'urgent' }),
+    ];
+    await clock.advance(1);
+    expect(driver.stats().queueDepth).toBe(4);
+    // A lap flash (interactive) waits behind the urgent and the interactive frame only.
+    expect(driver.queuedAhead!('urgent')).toBe(1);
+    expect(driver.queuedAhead!('interactive')).toBe(2);
+    expect(driver.queuedAhead!('bulk')).toBe(4);
+    await clock.run(Promise.all(sends));
+    expect(driver.queuedAhead!('bulk')).toBe(0);
+  });
+
   it('holds bulk frames while a hold is on (armed race start); urgent/interactive go on', async () => {
     const { clock, driver, gw } = await rig();
     gw.onM2n = (_f, g) => g.later(50, ...TX_CYCLE);
