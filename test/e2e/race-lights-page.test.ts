@@ -3,7 +3,7 @@
  * test sender shows up live (source state, pass counter, last flash) without a reload; a
  * seat mapped to a group that does not exist is refused with the error next to that seat's
  * gate; the fixed mapping saves (on the host); Test flashes the seat's gate. Screenshots at
- * 1280 and 390 px (into /tmp/shots-beat), Blackout reachable at both widths. The leftovers of
+ * 1280 and 390 px (into /tmp/shots-racepage), Blackout reachable at both widths. The leftovers of
  * the newcomer walk: a flash on a group shows the group's name, colour swatches are ringed
  * chips, wider than tall (a white square beside the "own" checkbox read as a second checkbox), the
  * save bar stays on screen at 390 px while the page scrolls, and the pass counters start
@@ -17,7 +17,7 @@ import { FpvTracksideSender } from '../fpvtrackside/sender.ts';
 import { coveredByBlackout } from './blackout-rect.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 
-const SHOTS = '/tmp/shots-beat';
+const SHOTS = '/tmp/shots-racepage';
 const STARTBLOCK = [50, 51];
 const SECRET = 'rotorhazard-e2e-secret-0123456789';
 
