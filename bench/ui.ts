@@ -239,6 +239,34 @@ async function cpuMeter(b: BrowserHandle): Promise<Cpu> {
   };
 }
 
+/**
+ * The renderer main thread's rendering work so far (threadTicks: CPU, not wall): style
+ * recalculations and layouts (ms and how many), script ms. A layout forced by script during
+ * a render adds one to the count; a page that leaves layout to the frame has one or two.
+ */
+interface RenderWork {
+  styleMs: number;
+  styles: number;
+  layoutMs: number;
+  layouts: number;
+  scriptMs: number;
+}
+async function renderMeter(b: BrowserHandle): Promise<() => Promise<RenderWork>> {
+  const cdp = await b.context.newCDPSession(b.page);
+  await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+  return async () => {
+    const m = (await cdp.send('Performance.getMetrics')).metrics;
+    const v = (n: string): number => m.find((x) => x.name === n)?.value ?? 0;
+    return {
+      styleMs: v('RecalcStyleDuration') * 1000,
+      styles: v('RecalcStyleCount'),
+      layoutMs: v('LayoutDuration') * 1000,
+      layouts: v('LayoutCount'),
+      scriptMs: v('ScriptDuration') * 1000,
+    };
+  };
+}
+
 /** Wall ms of `run` and the renderer CPU ms it cost. */
 async function measured(cpu: Cpu, run: () => Promise<number>): Promise<{ wall: number; cpu: number }> {
   const c0 = await cpu();
@@ -458,6 +486,8 @@ interface ColdOpen {
   fleet: { devices: number; answered: number; setupMs: number };
   open: Sample[];
   facts: ColdFacts[];
+  /** The renderer's style and layout work of each open, up to the first row's frame. */
+  render: RenderWork[];
 }
 
 /** A checkout whose host and UI a cold open runs: this one and, with --before DIR, another. */
@@ -535,6 +565,7 @@ async function coldOpenBench(piClass: boolean): Promise<ColdOpen[]> {
       fleet: x.fleet,
       open: [],
       facts: [],
+      render: [],
     }));
     for (let run = 0; run < coldRuns; run++) {
       for (const [i, x] of hosts.entries()) {
@@ -542,7 +573,9 @@ async function coldOpenBench(piClass: boolean): Promise<ColdOpen[]> {
         try {
           await b.page.addInitScript(PAGE_HELPERS);
           const cpu = await cpuMeter(b);
+          const work = await renderMeter(b);
           out[i]!.open.push(await measured(cpu, () => tableOpen(b.page, x.h.url + '/', x.fleet.devices)));
+          out[i]!.render.push(await work());
           out[i]!.facts.push(await inPage<ColdFacts>(b.page, 'window.__bench.coldFacts()'));
         } finally {
           await b.close();
@@ -648,6 +681,18 @@ async function main(): Promise<void> {
           'devices in': fmt(med(c, 'devicesEnd')),
           requests: fmt(med(c, 'requests')),
           'JS KiB': `${(med(c, 'jsBytes') / 1024).toFixed(1)} (${(med(c, 'jsDecoded') / 1024).toFixed(1)})`,
+        })),
+      );
+      console.log(
+        'Renderer main thread to the first row (medians, CPU ms): style recalculation (count), layout (count), script',
+      );
+      const work = (c: ColdOpen, k: keyof RenderWork): number => median(c.render.map((w) => w[k]));
+      console.table(
+        cold.map(({ side, c }) => ({
+          host: c.tree ? `${c.tree}: ${side}` : side,
+          style: `${fmt(work(c, 'styleMs'))} (${fmt(work(c, 'styles'))})`,
+          layout: `${fmt(work(c, 'layoutMs'))} (${fmt(work(c, 'layouts'))})`,
+          script: fmt(work(c, 'scriptMs')),
         })),
       );
     }

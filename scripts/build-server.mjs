@@ -29,7 +29,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import buildStamp from './build-stamp.cjs';
 
-const { fingerprint, staleReason: stale } = buildStamp;
+const { stampInputs, staleReason: stale } = buildStamp;
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = join(ROOT, 'dist', 'server');
@@ -142,16 +142,13 @@ export async function buildServer(outDir = OUT_DIR) {
   for (const f of readdirSync(outDir))
     if (!keep.has(f)) rmSync(join(outDir, f), { recursive: true, force: true });
   if (outDir !== OUT_DIR) return { ms: performance.now() - t0, inputs: 0, outputs: 0 };
-  const inputs = {};
-  for (const file of [
+  const inputs = stampInputs(ROOT, [
     ...Object.keys(result.metafile.inputs),
     relative(ROOT, SELF),
     relative(ROOT, LOADER),
     relative(ROOT, STAMP_CHECK),
     'package.json',
-  ]) {
-    inputs[file] = fingerprint(join(ROOT, file));
-  }
+  ]);
   const outputs = [
     ...Object.keys(result.metafile.outputs),
     relative(ROOT, join(OUT_DIR, 'main.js')),

@@ -87,6 +87,12 @@ describe('web UI assets and response compression', () => {
         expect(decode(r)).toBe(js);
       }
 
+      // HEAD and a query string find the same file (the catch-all route looks it up).
+      const head = await fetch(`${asset}?v=2`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('etag')).toBe(etag);
+      expect(head.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+
       const icon = await rawGet(`${h.url}/favicon.svg`, { 'accept-encoding': 'gzip' });
       expect(icon.headers['content-type']).toBe('image/svg+xml');
       expect(icon.headers['cache-control']).toBe('no-cache');

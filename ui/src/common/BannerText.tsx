@@ -14,7 +14,8 @@ export function BannerText({ children }: { children: ComponentChildren }) {
     const el = ref.current;
     if (!el) return;
     const measure = () => setCut(el.scrollHeight > el.clientHeight + 1);
-    measure();
+    // Measured by the observer's first report (after the frame's layout, before its
+    // paint), not here: a read in a layout effect forces a layout mid-render.
     const ro = new ResizeObserver(measure);
     ro.observe(el);
     return () => ro.disconnect();

@@ -18,7 +18,10 @@ export function ScrollCue({ label }: { label: string }) {
       setMore(cut);
       row.classList.toggle('cut-right', cut);
     };
-    check();
+    // No check() here: reading scrollWidth in a layout effect forces a synchronous style
+    // and layout of the whole page in the middle of the first render (~70 ms of renderer
+    // CPU with 300 devices on a loaded machine). The observer's first report comes after
+    // the frame's own layout and before its paint, so the cue is right in the first frame.
     row.addEventListener('scroll', check, { passive: true });
     const ro = new ResizeObserver(check);
     ro.observe(row);

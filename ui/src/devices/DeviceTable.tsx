@@ -116,11 +116,15 @@ function rowHeight(width: number): number {
   return rowHCache.px;
 }
 
-/** First row index to draw and the box height, following the scroll box. */
+/**
+ * First row index to draw and the box height, following the scroll box. Until the box has
+ * been measured (its observer's first report, after the first layout and before the first
+ * paint) the height is the window's, which the box never exceeds.
+ */
 function useWindow(rowH: number) {
   const wrap = useRef<HTMLDivElement>(null);
   const [first, setFirst] = useState(0);
-  const [viewH, setViewH] = useState(typeof innerHeight === 'number' ? innerHeight : 800);
+  const [viewH, setViewH] = useState<number | null>(null);
   const rowHRef = useRef(rowH);
   rowHRef.current = rowH;
   useEffect(() => {
@@ -233,7 +237,13 @@ export function DeviceTable({ rows }: { rows: Device[] }) {
   const rowH = rowHeight(viewportW.value);
   const { wrap, first: rawFirst, viewH } = useWindow(rowH);
   currentRows = rows;
-  const count = Math.ceil(viewH / rowH) + 2 * OVERSCAN;
+  // The first render draws no overscan: the rows of a window-high box are more than the
+  // box shows, and every row drawn is style, layout and script before the first paint
+  // (35 rows at 1280×800 where 16 show). The overscan comes with the box's measure.
+  const count =
+    viewH === null
+      ? Math.ceil((typeof innerHeight === 'number' ? innerHeight : 800) / rowH)
+      : Math.ceil(viewH / rowH) + 2 * OVERSCAN;
   const first = Math.min(rawFirst, Math.max(0, rows.length - count));
   const shown = rows.slice(first, first + count);
   const allSelected = rows.length > 0 && rows.every((d) => sel.has(d.addr));
