@@ -83,6 +83,8 @@ export interface MqttConfig {
   discoveryPrefix: string;
   /** Home Assistant discovery configs published (default true). */
   discovery: boolean;
+  /** Tests only (no flag): the first reconnect delay (default 1 s, doubling up to 30 s). */
+  backoffMs?: number;
 }
 
 const DEFAULTS = {
