@@ -304,7 +304,10 @@ async function startOn(
       log: log.child({ mod: 'race' }),
       cancelScene: () => scenes.sceneDispatch.cancel(),
       cancelTask: () => tasks.cancel()?.name ?? null,
-      stopFlashes: () => raceLights.service.blackout(),
+      stopFlashes: () => {
+        raceLights.service.blackout();
+        bus.emit('blackout', { at_epoch_ms: Date.now() });
+      },
       note: (ev) => master.note(ev),
     }),
     flags,

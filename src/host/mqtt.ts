@@ -57,9 +57,11 @@ export async function startMqtt(o: MqttOptions, svc: AppServices, log: Logger): 
   });
   // A frame of ours still queued when red or Blackout goes out would land after them.
   let era = new AbortController();
+  let bridgeRef: MqttBridge | null = null;
   const dropQueued = (): void => {
     era.abort();
     era = new AbortController();
+    bridgeRef?.dropWaiting();
   };
   const effects = ledEffects();
   const effectById = new Map(effects.map((e) => [e.id, e.name]));
@@ -157,7 +159,7 @@ export async function startMqtt(o: MqttOptions, svc: AppServices, log: Logger): 
     },
     blackout: async () => {
       svc.commandPath.blackout();
-      dropQueued();
+      // (The blackout service's start tells the bus, which drops what MQTT holds back.)
       const r = await svc.blackout.blackout();
       svc.flags.afterBlackout();
       return { sent: r.sent, errors: r.errors };
@@ -212,12 +214,14 @@ export async function startMqtt(o: MqttOptions, svc: AppServices, log: Logger): 
     now: () => Date.now(),
     onStats: (s) => svc.bus.emit('mqtt', s),
   });
+  bridgeRef = bridge;
   const changed = (): void => bridge.fleetChanged();
   let lastTask = '';
   const offs = [
     svc.bus.on('scopes', changed),
     svc.bus.on('scene_progress', changed),
     svc.bus.on('gateway', changed),
+    svc.bus.on('blackout', dropQueued),
     svc.bus.on('flag', (f) => {
       if (f.flag === 'red') dropQueued();
       bridge.event('flag', f);

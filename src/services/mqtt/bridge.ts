@@ -96,7 +96,7 @@ export interface BridgeOptions {
 }
 
 const BATCH = 200;
-const SYNC_DELAY_MS = 100;
+const SYNC_DELAY_MS = 250;
 /** One Log line per kind of refusal per second at most: a flood must not flood the Log. */
 const LOG_EVERY_MS = 1000;
 
@@ -118,6 +118,8 @@ export class MqttBridge {
   private statsTimer: NodeJS.Timeout | null = null;
   private readonly logged = new Map<string, number>();
   private closed = false;
+  /** Bumped by Blackout and a red flag: a set submitted before runs only if this is unchanged. */
+  private era = 0;
   private everConnected = false;
   private readonly s: MqttStats;
 
@@ -378,8 +380,11 @@ export class MqttBridge {
     if (!cmd.ok) return this.refuse('malformed', m.topic, cmd.error);
     const key = light.kind === 'group' ? `g:${light.id}` : `d:${light.addr}`;
     // Latest value per light wins, one on its way at a time: a slider never builds a backlog.
+    const era = this.era;
     this.queue
       .submit(key, async () => {
+        if (era !== this.era)
+          return this.refuse('dropped', m.topic, 'dropped: Blackout or a red flag came after it');
         const r = await this.o.actions.light(light, cmd.command);
         if (r.sent > 0) this.noteLook(light, cmd.command);
         else this.refuse('not_sent', m.topic, r.errors[0] ?? 'gateway unavailable');
@@ -500,12 +505,18 @@ export class MqttBridge {
     }
   }
 
+  /** Blackout or a red flag: sets still waiting their turn are not sent after it. */
+  dropWaiting(): void {
+    this.era++;
+  }
+
   // ---- counters ---------------------------------------------------------------------------
 
   private refuse(kind: string, topic: string, why: string): void {
     this.s.refused++;
     this.changedStats();
-    if (kind === 'refused' || kind === 'not_sent') this.event('command_refused', { topic, error: why });
+    if (kind === 'refused' || kind === 'not_sent' || kind === 'dropped')
+      this.event('command_refused', { topic, error: why });
     const now = this.o.now();
     const last = this.logged.get(kind) ?? 0;
     if (now - last < LOG_EVERY_MS) return;
