@@ -115,15 +115,14 @@ export async function startBroker(o: { users?: Record<string, string> } = {}): P
 /** A test's own MQTT client that records every message it receives. */
 export class Watcher {
   readonly messages: { topic: string; payload: string; retain: boolean; at: number }[] = [];
+  /** The last payload per topic (a bench's predicates ask for hundreds of topics per message). */
+  private readonly latest = new Map<string, string>();
   private waiters: { pred: () => boolean; resolve: () => void }[] = [];
   private constructor(readonly client: MqttClient) {
     client.on('message', (topic, payload, packet) => {
-      this.messages.push({
-        topic,
-        payload: payload.toString(),
-        retain: packet.retain,
-        at: performance.now(),
-      });
+      const text = payload.toString();
+      this.messages.push({ topic, payload: text, retain: packet.retain, at: performance.now() });
+      this.latest.set(topic, text);
       this.waiters = this.waiters.filter((w) => {
         if (!w.pred()) return true;
         w.resolve();
@@ -141,9 +140,7 @@ export class Watcher {
 
   /** The last payload seen on a topic, or undefined. */
   last(topic: string): string | undefined {
-    for (let i = this.messages.length - 1; i >= 0; i--)
-      if (this.messages[i]?.topic === topic) return this.messages[i]?.payload;
-    return undefined;
+    return this.latest.get(topic);
   }
 
   json<T = Record<string, unknown>>(topic: string): T | undefined {
