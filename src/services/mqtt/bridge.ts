@@ -111,6 +111,8 @@ export class MqttBridge {
   private readonly repeats: Repeats;
   private levels = { devices: new Map<string, string>(), groups: new Map<number, string>() };
   private byLevel = { devices: new Map<string, string>(), groups: new Map<string, number>() };
+  /** The devices the last computed state held (null: none computed yet), for join/leave events. */
+  private known: Map<string, string> | null = null;
   private discoveryMemo: { key: string; entries: Map<string, string> } | null = null;
   private syncing = false;
   private dirty = false;
@@ -269,6 +271,7 @@ export class MqttBridge {
       devices: new Map([...devLevels].map(([addr, level]) => [level, addr])),
       groups: new Map([...this.levels.groups].map(([id, level]) => [level, id])),
     };
+    this.noteMembership(devices);
     const out = new Map<string, string>();
     const groupName = new Map(groups.map((g) => [g.id, g.name]));
     const members = new Map<number, DeviceRow[]>();
@@ -294,6 +297,16 @@ export class MqttBridge {
     out.set(t.bridgeRace, JSON.stringify(f.race()));
     if (this.o.discovery) for (const [k, v] of this.discovery(devices, groups)) out.set(k, v);
     return out;
+  }
+
+  /** `device_joined` / `device_removed` on the event topic (not for the fleet found at start). */
+  private noteMembership(devices: readonly DeviceRow[]): void {
+    const now = new Map(devices.map((d) => [d.addr, d.name]));
+    const before = this.known;
+    this.known = now;
+    if (!before) return;
+    for (const [addr, name] of now) if (!before.has(addr)) this.event('device_joined', { addr, name });
+    for (const [addr, name] of before) if (!now.has(addr)) this.event('device_removed', { addr, name });
   }
 
   /** Discovery configs change only with the catalog (names, members, presets): memoised. */
@@ -352,6 +365,8 @@ export class MqttBridge {
         `payload of ${m.payload.length} bytes (limit ${this.o.maxPayloadBytes})`,
       );
     const target = parseIncoming(this.o.topics, m.topic);
+    // A set that arrives before the first sync (right after subscribing) still finds its light.
+    if (this.known === null) this.desired();
     if (!target) return this.refuse('unknown_topic', m.topic, 'not a topic Lightnet answers');
     if (m.retain)
       // A retained command would act again on every reconnect: never acted on.

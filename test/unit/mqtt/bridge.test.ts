@@ -105,7 +105,11 @@ describe('mqtt bridge', () => {
     setDevices([row('A1', 'One', { brightness: 7 })]);
     await bridge.sync();
     const changed = published.slice(first).map((p) => `${p.topic}=${p.payload === '' ? '' : 'x'}`);
-    expect(changed.sort()).toEqual(
+    expect(
+      published.find((p) => p.topic === 'lightnet/bridge/event' && p.payload.includes('device_removed'))
+        ?.payload,
+    ).toBe('{"type":"device_removed","data":{"addr":"A2","name":"Two"}}');
+    expect(changed.filter((c) => !c.startsWith('lightnet/bridge/event')).sort()).toEqual(
       ['lightnet/One=x', 'lightnet/group/Gates=x', 'lightnet/Two=', 'lightnet/Two/availability='].sort(),
     );
     const before = published.length;
