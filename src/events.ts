@@ -73,6 +73,11 @@ export interface AppEvents extends Record<string, unknown> {
   race_lights: RaceLightsChange;
   /** The race flag changed (raised, cleared): the web UI's streams and OSC feedback. */
   flag: FlagEvent;
+  /**
+   * Blackout was pressed (any path), before its frames go out: adapters drop the commands
+   * they still hold back (a set waiting behind another must not light the field after it).
+   */
+  blackout: { at_epoch_ms: number };
 }
 
 /** The race flag that is up (null: none), since when and who raised it. */

@@ -67,6 +67,24 @@ export interface Config {
   oscRate?: number;
   /** Where OSC feedback always goes, besides the senders. */
   oscFeedback?: { host: string; port: number }[];
+  /** The MQTT bridge (`--mqtt URL`), or null: off. */
+  mqtt?: MqttConfig | null;
+}
+
+export interface MqttConfig {
+  /** mqtt://, mqtts://, ws:// or wss:// with host and port. */
+  url: string;
+  username?: string;
+  password?: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  baseTopic: string;
+  discoveryPrefix: string;
+  /** Home Assistant discovery configs published (default true). */
+  discovery: boolean;
+  /** Tests only (no flag): the first reconnect delay (default 1 s, doubling up to 30 s). */
+  backoffMs?: number;
 }
 
 const DEFAULTS = {
@@ -91,6 +109,15 @@ const DEFAULTS = {
   'osc-port': '',
   'osc-rate': '50',
   'osc-feedback': '',
+  mqtt: '',
+  'mqtt-user': '',
+  'mqtt-password': '',
+  'mqtt-ca': '',
+  'mqtt-cert': '',
+  'mqtt-key': '',
+  'mqtt-base-topic': 'lightnet',
+  'mqtt-discovery-prefix': 'homeassistant',
+  'mqtt-discovery': 'true',
 } as const;
 type OptionName = keyof typeof DEFAULTS;
 
@@ -165,6 +192,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option(
       '--osc-feedback <targets>',
       'host:port list that always gets OSC feedback (the senders get it too), e.g. 192.168.1.20:9000',
+    )
+    .option('--mqtt <url>', 'connect to this MQTT broker (mqtt://host:1883, mqtts://… for TLS; default off)')
+    .option('--mqtt-user <name>', 'MQTT user name')
+    .option('--mqtt-password <pw>', 'MQTT password (prefer the LIGHTNET_MQTT_PASSWORD env variable)')
+    .option('--mqtt-ca <file>', 'PEM file of the CA that signed the broker certificate (mqtts://)')
+    .option('--mqtt-cert <file>', 'PEM client certificate, for brokers that require one')
+    .option('--mqtt-key <file>', 'PEM private key of --mqtt-cert')
+    .option(
+      '--mqtt-base-topic <topic>',
+      'first topic level of everything Lightnet publishes (default lightnet)',
+    )
+    .option('--mqtt-discovery-prefix <topic>', 'Home Assistant discovery prefix (default homeassistant)')
+    .option(
+      '--mqtt-discovery <bool>',
+      'publish Home Assistant discovery configs: true | false (default true)',
     )
     .option(
       '--exit-on-stdin-close',
@@ -272,6 +314,53 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     oscPort: oscRaw === '' ? null : parse(numberIn('osc-port', 0, 65535), oscRaw),
     oscRate: parse(numberIn('osc-rate', 1, 10_000), pick('osc-rate')),
     oscFeedback: parseTargets(pick('osc-feedback')),
+    mqtt: parseMqtt(pick),
+  };
+}
+
+/** The `--mqtt*` options, checked; null when `--mqtt` is not given. */
+function parseMqtt(pick: (name: OptionName) => string): MqttConfig | null {
+  const url = pick('mqtt').trim();
+  if (url === '') return null;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigError('--mqtt must be a URL like mqtt://192.168.1.10:1883');
+  }
+  if (!['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:', 'ssl:'].includes(u.protocol) || !u.hostname)
+    throw new ConfigError('--mqtt must be a URL like mqtt://192.168.1.10:1883 (mqtt, mqtts, ws or wss)');
+  const topic = (name: OptionName): string => {
+    const v = pick(name).trim();
+    // One or more levels, no wildcards, no empty level, no spaces.
+    if (v.length === 0 || v.length > 100 || !v.split('/').every((l) => l.length > 0 && !/[+#\s]/.test(l)))
+      throw new ConfigError(`--${name} must be topic levels without wildcards or spaces (e.g. lightnet)`);
+    return v;
+  };
+  const file = (name: OptionName): string | undefined => {
+    const v = pick(name).trim();
+    if (v === '') return undefined;
+    if (!existsSync(v)) throw new ConfigError(`--${name}: no file ${v}`);
+    return v;
+  };
+  const discovery = pick('mqtt-discovery').trim().toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(discovery))
+    throw new ConfigError('--mqtt-discovery must be true or false');
+  const cert = file('mqtt-cert');
+  const key = file('mqtt-key');
+  if ((cert === undefined) !== (key === undefined))
+    throw new ConfigError('--mqtt-cert and --mqtt-key go together (a client certificate needs its key)');
+  const user = pick('mqtt-user');
+  const password = pick('mqtt-password');
+  return {
+    url,
+    ...(user ? { username: user } : {}),
+    ...(password ? { password } : {}),
+    ...(file('mqtt-ca') ? { caFile: file('mqtt-ca') } : {}),
+    ...(cert ? { certFile: cert, keyFile: key } : {}),
+    baseTopic: topic('mqtt-base-topic'),
+    discoveryPrefix: topic('mqtt-discovery-prefix'),
+    discovery: discovery === 'true' || discovery === '1',
   };
 }
 

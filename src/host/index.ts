@@ -45,6 +45,7 @@ import type { DeviceRegistry } from '../services/devices/index.ts';
 import { FileStatePersistence } from '../state/persistence.ts';
 import { BROADCAST } from '../protocol/types.ts';
 import { startOsc, type OscHandle } from './osc.ts';
+import type { MqttHandle } from './mqtt.ts';
 import { Store } from '../state/store.ts';
 import { TaskManager } from '../tasks/task-manager.ts';
 
@@ -206,6 +207,7 @@ async function startOn(
     suppressed: () => flags.suppressing(),
   });
   let oscRef: OscHandle | null = null;
+  let mqttRef: MqttHandle | null = null;
   const timers = createTimers({ dataDir, log, lights: raceLights.service });
   // The Race lights page follows these live; each fires only when its source sends something.
   raceLights.service.onChange(() => bus.emit('race_lights', { what: 'lights' }));
@@ -302,11 +304,15 @@ async function startOn(
       log: log.child({ mod: 'race' }),
       cancelScene: () => scenes.sceneDispatch.cancel(),
       cancelTask: () => tasks.cancel()?.name ?? null,
-      stopFlashes: () => raceLights.service.blackout(),
+      stopFlashes: () => {
+        raceLights.service.blackout();
+        bus.emit('blackout', { at_epoch_ms: Date.now() });
+      },
       note: (ev) => master.note(ev),
     }),
     flags,
     oscStats: () => oscRef?.server.stats() ?? null,
+    mqttStats: () => mqttRef?.stats() ?? null,
     consoleSettings: createConsoleSettings({ store, log }),
     commandPath,
     networks,
@@ -451,6 +457,11 @@ async function startOn(
         )
       : null;
   oscRef = osc;
+  // MQTT too: its retained state is the loaded fleet. Loaded only when configured (startup time).
+  const mqtt = cfg.mqtt
+    ? await (await import('./mqtt.ts')).startMqtt(cfg.mqtt, svc, log.child({ mod: 'mqtt' }))
+    : null;
+  mqttRef = mqtt;
   phase = 'ready';
   // The address a person opens (the UI lives under the prefix with its trailing slash).
   const open = url.endsWith('/') ? url : `${url}/`;
@@ -478,10 +489,12 @@ async function startOn(
     dataDir,
     sims,
     osc,
+    mqtt,
     close: async () => {
       if (closed) return;
       closed = true;
       await osc?.close();
+      await mqtt?.close();
       // Before the drivers stop: their readiness change must not start a port watch.
       hotplug?.stop();
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);

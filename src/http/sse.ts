@@ -91,6 +91,8 @@ export class SseHub {
       bus.on('flag', (p) => this.broadcast('flag', p, (s) => s.console)),
       // Not in the contract either: the owners strip of the web UI.
       bus.on('owners', (p) => this.broadcast('owners', p, (s) => s.console)),
+      // The Integrations page's MQTT card (throttled by the bridge: at most 4 a second).
+      bus.on('mqtt', (p) => this.broadcast('mqtt', p, (s) => s.console)),
     );
   }
 

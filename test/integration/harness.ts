@@ -38,6 +38,8 @@ export interface HostOptions {
   gateways?: Config['gateway'][];
   /** `--osc-port` (0: any free port; the host says which in `osc.port`), `--osc-rate`, `--osc-feedback`. */
   osc?: { port: number; rate?: number; feedback?: { host: string; port: number }[] };
+  /** `--mqtt` and its options. */
+  mqtt?: Config['mqtt'];
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
@@ -85,6 +87,7 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     ...(o.simGateways ? { simGateways: o.simGateways } : {}),
     ...(o.gateways?.[0] ? { gateways: o.gateways, gateway: o.gateways[0] } : {}),
     ...(o.integrationSecret ? { integration: 'rotorhazard', integrationSecret: o.integrationSecret } : {}),
+    ...(o.mqtt ? { mqtt: o.mqtt } : {}),
     ...(o.osc ? { oscPort: o.osc.port, oscRate: o.osc.rate ?? 50, oscFeedback: o.osc.feedback ?? [] } : {}),
   };
 }

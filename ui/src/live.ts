@@ -40,6 +40,7 @@ import {
 import type { NetworksAnswer } from './networks/network-types.ts';
 import { applyOwners, loadOwners, type OwnersView } from './owners/owners-store.ts';
 import { applyFlag, loadFlag, type FlagState } from './race/flags-store.ts';
+import { applyMqtt, type MqttState } from './integrations/integrations-data.ts';
 
 type Listener<T> = (data: T) => void;
 const refreshListeners = new Map<string, Set<() => void>>();
@@ -183,6 +184,11 @@ function open(): void {
   src.addEventListener('owners', (e) => {
     const v = parse<OwnersView>(e as MessageEvent);
     if (v) applyOwners(v);
+  });
+  // The MQTT bridge's connection and counters (the Integrations page's card).
+  src.addEventListener('mqtt', (e) => {
+    const m = parse<Omit<MqttState, 'enabled'>>(e as MessageEvent);
+    if (m) applyMqtt(m);
   });
   src.addEventListener('flag', (e) => {
     const f = parse<FlagState>(e as MessageEvent);

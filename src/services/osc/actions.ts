@@ -6,7 +6,7 @@
  * scene running) goes back to the sender.
  */
 import type { FlagAction } from '../flags/index.ts';
-import { Coalescer } from './coalesce.ts';
+import { Coalescer } from '../../util/coalesce.ts';
 import type { OscAction, OscActions } from './server.ts';
 
 export interface Sent {

@@ -62,4 +62,38 @@ describe('runtime configuration', () => {
     expect(loadConfig([], { LIGHTNET_ALLOWED_HOSTS: '*' }).allowedHosts).toEqual(['*']);
     expect(loadConfig([], {}).allowedHosts).toEqual([]);
   });
+
+  it('mqtt-is-off-by-default-and-its-options-are-checked', () => {
+    expect(loadConfig([], {}).mqtt).toBeNull();
+    expect(
+      loadConfig(['--mqtt', 'mqtt://10.0.0.2:1883', '--mqtt-user', 'ha'], { LIGHTNET_MQTT_PASSWORD: 'pw' })
+        .mqtt,
+    ).toEqual({
+      url: 'mqtt://10.0.0.2:1883',
+      username: 'ha',
+      password: 'pw',
+      baseTopic: 'lightnet',
+      discoveryPrefix: 'homeassistant',
+      discovery: true,
+    });
+    expect(
+      loadConfig(
+        ['--mqtt', 'mqtts://b:8883', '--mqtt-base-topic', 'club/lights', '--mqtt-discovery', 'false'],
+        {},
+      ).mqtt,
+    ).toMatchObject({ baseTopic: 'club/lights', discovery: false });
+  });
+
+  it.each([
+    [['--mqtt', 'localhost:1883'], /--mqtt must be a URL/],
+    [['--mqtt', 'http://b:1883'], /--mqtt must be a URL/],
+    [['--mqtt', 'mqtt://b', '--mqtt-base-topic', 'a/#'], /--mqtt-base-topic/],
+    [['--mqtt', 'mqtt://b', '--mqtt-base-topic', 'a//b'], /--mqtt-base-topic/],
+    [['--mqtt', 'mqtt://b', '--mqtt-discovery-prefix', 'home assistant'], /--mqtt-discovery-prefix/],
+    [['--mqtt', 'mqtt://b', '--mqtt-ca', '/nonexistent/ca.pem'], /--mqtt-ca: no file/],
+    [['--mqtt', 'mqtt://b', '--mqtt-cert', 'package.json'], /--mqtt-cert and --mqtt-key go together/],
+    [['--mqtt', 'mqtt://b', '--mqtt-discovery', 'maybe'], /--mqtt-discovery must be true or false/],
+  ])('rejects mqtt %j', (argv, msg) => {
+    expect(() => loadConfig(argv, {})).toThrow(msg);
+  });
 });

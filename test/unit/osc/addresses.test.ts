@@ -1,7 +1,7 @@
 /** The OSC address space: each documented address, presses and releases, and refusals naming the problem. */
 import { describe, expect, it } from 'vitest';
 import { parseOsc } from '../../../src/services/osc/addresses.ts';
-import { Coalescer } from '../../../src/services/osc/coalesce.ts';
+import { Coalescer } from '../../../src/util/coalesce.ts';
 
 describe('osc addresses', () => {
   it('maps-every-documented-address', () => {

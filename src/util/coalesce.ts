@@ -3,7 +3,7 @@
  * for the same group, and only the last one matters. Jobs are keyed by what they change
  * (a group); while one job is on its way, a newer job for the same key replaces the one
  * waiting (the replaced one resolves as `superseded`), and jobs for other keys queue in
- * arrival order. So an OSC source holds at most one frame of the radio's queue: a flood
+ * arrival order. So a source (OSC, MQTT) holds at most one frame of the radio's queue: a flood
  * never builds a backlog ahead of Blackout, the flags or the race's own looks.
  */
 export class Coalescer<R> {
