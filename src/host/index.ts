@@ -45,6 +45,7 @@ import type { DeviceRegistry } from '../services/devices/index.ts';
 import { FileStatePersistence } from '../state/persistence.ts';
 import { BROADCAST } from '../protocol/types.ts';
 import { startOsc, type OscHandle } from './osc.ts';
+import type { DmxHandle } from './dmx.ts';
 import { Store } from '../state/store.ts';
 import { TaskManager } from '../tasks/task-manager.ts';
 
@@ -206,6 +207,7 @@ async function startOn(
     suppressed: () => flags.suppressing(),
   });
   let oscRef: OscHandle | null = null;
+  let dmxRef: DmxHandle | null = null;
   const timers = createTimers({ dataDir, log, lights: raceLights.service });
   // The Race lights page follows these live; each fires only when its source sends something.
   raceLights.service.onChange(() => bus.emit('race_lights', { what: 'lights' }));
@@ -307,6 +309,7 @@ async function startOn(
     }),
     flags,
     oscStats: () => oscRef?.server.stats() ?? null,
+    dmx: () => dmxRef?.service ?? null,
     consoleSettings: createConsoleSettings({ store, log }),
     commandPath,
     networks,
@@ -451,6 +454,24 @@ async function startOn(
         )
       : null;
   oscRef = osc;
+  // DMX in: loaded only when asked for (a host without --dmx pays nothing for it).
+  const dmx =
+    cfg.dmx && cfg.dmx.length > 0
+      ? await (
+          await import('./dmx.ts')
+        ).startDmx(
+          {
+            host: cfg.host,
+            universes: cfg.dmx,
+            sacnPort: cfg.dmxSacnPort ?? 5568,
+            artnetPort: cfg.dmxArtnetPort ?? 6454,
+            dataDir,
+          },
+          svc,
+          log.child({ mod: 'dmx' }),
+        )
+      : null;
+  dmxRef = dmx;
   phase = 'ready';
   // The address a person opens (the UI lives under the prefix with its trailing slash).
   const open = url.endsWith('/') ? url : `${url}/`;
@@ -478,10 +499,12 @@ async function startOn(
     dataDir,
     sims,
     osc,
+    dmx,
     close: async () => {
       if (closed) return;
       closed = true;
       await osc?.close();
+      await dmx?.close();
       // Before the drivers stop: their readiness change must not start a port watch.
       hotplug?.stop();
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);

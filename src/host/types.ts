@@ -1,5 +1,6 @@
 /** What `startHost` returns, and what tests and benchmarks may swap in (host/index.ts). */
 import type { OscHandle } from './osc.ts';
+import type { DmxHandle } from './dmx.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { createGatewayDriver } from '../gateway/driver.ts';
@@ -30,6 +31,8 @@ export interface HostHandle {
   sims: SimOnMemory[];
   /** The OSC receiver (`--osc-port`), or null. */
   osc: OscHandle | null;
+  /** DMX in (`--dmx`), or null. */
+  dmx: DmxHandle | null;
   close(): Promise<void>;
 }
 

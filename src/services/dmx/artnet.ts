@@ -13,7 +13,7 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { networkInterfaces } from 'node:os';
 import type { Logger } from '../../logger.ts';
 import { MAX_PACKET, type DmxReceiver, type DmxSink } from './receiver.ts';
-import { artnetKey } from './universes.ts';
+import { artnetKey } from '../../domain/dmx-universes.ts';
 
 export const ARTNET_PORT = 6454;
 const ID = Buffer.from('Art-Net\0', 'latin1');

@@ -9,6 +9,9 @@ export * from './merge.ts';
 export * from './patch.ts';
 export * from './receiver.ts';
 export * from './service.ts';
-export * from './universes.ts';
+export * from '../../domain/dmx-universes.ts';
 export { ArtNetReceiver, ARTNET_PORT, decodeArtNet, encodePollReply } from './artnet.ts';
 export { SacnReceiver, SACN_PORT, multicastGroup } from './sacn.ts';
+
+/** What the HTTP routes need of DMX in (type-only: the module itself is loaded lazily). */
+export type DmxFace = Pick<import('./service.ts').DmxService, 'view' | 'patchEntries' | 'setPatch'>;

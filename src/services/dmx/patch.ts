@@ -51,7 +51,7 @@ export interface PatchContext {
 export function checkPatch(entries: readonly PatchEntry[], ctx: PatchContext): void {
   const seen = new Map<number, number>();
   entries.forEach((e, i) => {
-    const at = `fixtures.${i}`;
+    const at = `fixtures[${i}]`;
     if (!ctx.universes.includes(e.universe))
       throw new ValidationError(
         `${at}.universe: "${e.universe}" is not an input of this host (${ctx.universes.join(', ') || 'no --dmx given'})`,
@@ -64,14 +64,14 @@ export function checkPatch(entries: readonly PatchEntry[], ctx: PatchContext): v
       );
     const before = seen.get(e.group);
     if (before !== undefined)
-      throw new ValidationError(`${at}.group: group ${e.group} is patched twice (also fixtures.${before})`);
+      throw new ValidationError(`${at}.group: group ${e.group} is patched twice (also fixtures[${before}])`);
     seen.set(e.group, i);
     entries.slice(0, i).forEach((o, j) => {
       if (o.universe !== e.universe) return;
       const oEnd = o.address + footprint(o.fixture) - 1;
       if (e.address <= oEnd && o.address <= end)
         throw new ValidationError(
-          `${at}.address: ${e.address}–${end} overlaps fixtures.${j} (group ${o.group}, ${o.address}–${oEnd}) on ${e.universe}`,
+          `${at}.address: ${e.address}–${end} overlaps fixtures[${j}] (group ${o.group}, ${o.address}–${oEnd}) on ${e.universe}`,
         );
     });
   });

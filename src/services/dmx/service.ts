@@ -19,11 +19,12 @@ import {
   lookOf,
   sameLook,
   type DmxLook,
+  type FixtureKind,
   type GroupCommand,
 } from './channel-map.ts';
 import { SourceMerge, type SourceFrame } from './merge.ts';
 import { checkPatch, type PatchEntry, type PatchFile } from './patch.ts';
-import type { UniverseSpec } from './universes.ts';
+import type { UniverseSpec } from '../../domain/dmx-universes.ts';
 
 export const DMX_SOURCE = 'dmx';
 /** The share of each network's air DMX may use: the rest stays for polls, flags and the race. */
@@ -84,6 +85,8 @@ export interface UniverseView extends UniverseCounters {
 
 export interface DmxView {
   universes: UniverseView[];
+  /** Each fixture kind's channel names, in order. */
+  fixture_kinds: Record<FixtureKind, readonly string[]>;
   fixtures: (PatchEntry & { channels: readonly string[]; footprint: number; holding: boolean })[];
   /** Packets for no configured universe, or not decodable at all. */
   unmatched: { unknown_universe: number; malformed: number; oversized: number };
@@ -276,6 +279,7 @@ export class DmxService {
         footprint: footprint(e.fixture),
         holding: this.held.has(e.group),
       })),
+      fixture_kinds: FIXTURES,
       unmatched: { ...this.unmatched },
       air: { share: AIR_SHARE, per_network_ms_per_s: AIR_SHARE * 1000 },
       ports: { ...this.ports },

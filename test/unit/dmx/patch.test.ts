@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkPatch, PatchFile, patchSchema, type PatchEntry } from '../../../src/services/dmx/patch.ts';
-import { parseUniverse } from '../../../src/services/dmx/universes.ts';
+import { parseUniverse } from '../../../src/domain/dmx-universes.ts';
 
 const ctx = { universes: ['sacn:1', 'artnet:0.0.1'], groupExists: (id: number) => id >= 0 && id <= 5 };
 const e = (
@@ -33,13 +33,13 @@ describe('dmx patch', () => {
 
   it('names the field of an overlap, an end past 512, a twice-patched or unknown group, an unknown universe', () => {
     expect(problem([e(1, 1), e(2, 8)])).toMatch(
-      /^fixtures\.1\.address: 8–15 overlaps fixtures\.0 \(group 1, 1–8\)/,
+      /^fixtures\[1\]\.address: 8–15 overlaps fixtures\[0\] \(group 1, 1–8\)/,
     );
-    expect(problem([e(1, 506)])).toMatch(/^fixtures\.0\.address: .* ends at 513, past 512/);
+    expect(problem([e(1, 506)])).toMatch(/^fixtures\[0\]\.address: .* ends at 513, past 512/);
     expect(problem([e(1, 509, 'sacn:1', 'rgb')])).toBe('ok');
-    expect(problem([e(1, 1), e(1, 20)])).toMatch(/^fixtures\.1\.group: group 1 is patched twice/);
-    expect(problem([e(9, 1)])).toBe('fixtures.0.group: no group 9');
-    expect(problem([e(1, 1, 'sacn:2')])).toMatch(/^fixtures\.0\.universe: "sacn:2" is not an input/);
+    expect(problem([e(1, 1), e(1, 20)])).toMatch(/^fixtures\[1\]\.group: group 1 is patched twice/);
+    expect(problem([e(9, 1)])).toBe('fixtures[0].group: no group 9');
+    expect(problem([e(1, 1, 'sacn:2')])).toMatch(/^fixtures\[0\]\.universe: "sacn:2" is not an input/);
   });
 
   it('the schema refuses an address out of 1..512 and an unknown fixture, naming the field', () => {
