@@ -1,10 +1,20 @@
-/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'health', 'log', 'race', 'race-lights', 'help', 'login'. */
+/** Client-side routes below the mount prefix: '' (devices), 'scenes', 'health', 'log', 'race', 'race-lights', 'integrations', 'help', 'login'. */
 import { signal } from '@preact/signals';
 import { basePath } from './api.ts';
 
-export type Route = 'devices' | 'scenes' | 'health' | 'log' | 'race' | 'race-lights' | 'help' | 'login';
+export type Route =
+  'devices' | 'scenes' | 'health' | 'log' | 'race' | 'race-lights' | 'integrations' | 'help' | 'login';
 
-const NAMED: readonly Route[] = ['scenes', 'health', 'log', 'race', 'race-lights', 'help', 'login'];
+const NAMED: readonly Route[] = [
+  'scenes',
+  'health',
+  'log',
+  'race',
+  'race-lights',
+  'integrations',
+  'help',
+  'login',
+];
 
 function parse(): Route {
   const rest = location.pathname.slice(basePath().length).replace(/^\/+|\/+$/g, '');

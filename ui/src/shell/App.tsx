@@ -24,6 +24,9 @@ const HealthPage = lazy(() => import('../health/HealthPage.tsx').then((m) => m.H
 const LogPage = lazy(() => import('../log/LogPage.tsx').then((m) => m.LogPage));
 const RacePage = lazy(() => import('../race/RacePage.tsx').then((m) => m.RacePage));
 const RaceLightsPage = lazy(() => import('../racelights/RaceLightsPage.tsx').then((m) => m.RaceLightsPage));
+const IntegrationsPage = lazy(() =>
+  import('../integrations/IntegrationsPage.tsx').then((m) => m.IntegrationsPage),
+);
 const HelpPage = lazy(() => import('../help/HelpPage.tsx').then((m) => m.HelpPage));
 const BatteryDialog = lazy(() => import('../devices/DeviceDialogs.tsx').then((m) => m.BatteryDialog));
 const SettingsDialog = lazy(() => import('../dialogs/SettingsDialog.tsx').then((m) => m.SettingsDialog));
@@ -130,6 +133,11 @@ export function App() {
             label="Race lights"
             title="Laps and race phases on the gates: timers, mapping, looks, Test"
           />
+          <PageLink
+            to="integrations"
+            label="Integrations"
+            title="Lighting consoles (sACN / Art-Net) and other systems: state, counters, DMX patch"
+          />
           <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
           <ScrollCue label="pages" />
         </nav>
@@ -166,6 +174,8 @@ export function App() {
         <RacePage />
       ) : r === 'race-lights' ? (
         <RaceLightsPage />
+      ) : r === 'integrations' ? (
+        <IntegrationsPage />
       ) : r === 'help' ? (
         <HelpPage />
       ) : (
