@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import * as z from 'zod';
 import type { GatewaySpec } from '../transport/index.ts';
 import { checkSimGateways, MAX_GATEWAYS, parseGatewayList } from './gateways.ts';
+import { parseUniverse, type UniverseSpec } from '../domain/dmx-universes.ts';
 
 export interface Config {
   port: number;
@@ -69,6 +70,11 @@ export interface Config {
   oscFeedback?: { host: string; port: number }[];
   /** The MQTT bridge (`--mqtt URL`), or null: off. */
   mqtt?: MqttConfig | null;
+  /** DMX inputs (`--dmx sacn:1,artnet:0.0.1`); empty: DMX in is off and nothing is loaded. */
+  dmx?: UniverseSpec[];
+  /** sACN / Art-Net UDP ports (bound to `host`); 0: any free port (tests). */
+  dmxSacnPort?: number;
+  dmxArtnetPort?: number;
 }
 
 export interface MqttConfig {
@@ -118,6 +124,9 @@ const DEFAULTS = {
   'mqtt-base-topic': 'lightnet',
   'mqtt-discovery-prefix': 'homeassistant',
   'mqtt-discovery': 'true',
+  dmx: '',
+  'dmx-sacn-port': '5568',
+  'dmx-artnet-port': '6454',
 } as const;
 type OptionName = keyof typeof DEFAULTS;
 
@@ -209,13 +218,23 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'publish Home Assistant discovery configs: true | false (default true)',
     )
     .option(
+      '--dmx <inputs>',
+      'DMX in from a lighting console: sacn:<universe> and/or artnet:<net>.<subnet>.<universe>, ' +
+        'comma-separated or repeated (default off; bound to --host: use 0.0.0.0 for consoles on the LAN)',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
+    .option('--dmx-sacn-port <n>', 'sACN (E1.31) UDP port (default 5568)')
+    .option('--dmx-artnet-port <n>', 'Art-Net UDP port (default 6454)')
+    .option(
       '--exit-on-stdin-close',
       'stop when stdin closes (for a parent that holds the pipe, as the RotorHazard plugin does; never under systemd)',
     );
   program.parse(argv, { from: 'user' });
-  const { gateway: gatewayFlags, ...flags } = program.opts<
-    Record<string, string | undefined> & { gateway?: string[] }
-  >();
+  const {
+    gateway: gatewayFlags,
+    dmx: dmxFlags,
+    ...flags
+  } = program.opts<Record<string, string | undefined> & { gateway?: string[]; dmx?: string[] }>();
 
   let file: Record<string, unknown> = {};
   const configFile = flags.config ?? env.LIGHTNET_CONFIG ?? null;
@@ -288,6 +307,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const dataDir = pick('data-dir');
   const oscRaw = pick('osc-port').trim();
+  const dmx = parseDmx(dmxFlags && dmxFlags.length > 0 ? dmxFlags.join(',') : pick('dmx'));
   return {
     port: parse(numberIn('port', 0, 65535), pick('port')),
     host: pick('host'),
@@ -315,6 +335,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     oscRate: parse(numberIn('osc-rate', 1, 10_000), pick('osc-rate')),
     oscFeedback: parseTargets(pick('osc-feedback')),
     mqtt: parseMqtt(pick),
+    dmx,
+    dmxSacnPort: parse(numberIn('dmx-sacn-port', 0, 65535), pick('dmx-sacn-port')),
+    dmxArtnetPort: parse(numberIn('dmx-artnet-port', 0, 65535), pick('dmx-artnet-port')),
   };
 }
 
@@ -362,6 +385,17 @@ function parseMqtt(pick: (name: OptionName) => string): MqttConfig | null {
     discoveryPrefix: topic('mqtt-discovery-prefix'),
     discovery: discovery === 'true' || discovery === '1',
   };
+}
+
+/** `sacn:1, artnet:0.0.1` → the inputs, each once; a bad entry is a ConfigError naming it. */
+function parseDmx(text: string): UniverseSpec[] {
+  const out: UniverseSpec[] = [];
+  for (const t of text.split(/[,\s]+/).filter(Boolean)) {
+    const u = parseUniverse(t);
+    if (typeof u === 'string') throw new ConfigError(`--dmx: ${u}`);
+    if (!out.some((o) => o.key === u.key)) out.push(u);
+  }
+  return out;
 }
 
 /** `10.0.0.5:9000, [::1]:9001` → targets; each must be host:port. */

@@ -46,6 +46,7 @@ import { FileStatePersistence } from '../state/persistence.ts';
 import { BROADCAST } from '../protocol/types.ts';
 import { startOsc, type OscHandle } from './osc.ts';
 import type { MqttHandle } from './mqtt.ts';
+import type { DmxHandle } from './dmx.ts';
 import { Store } from '../state/store.ts';
 import { TaskManager } from '../tasks/task-manager.ts';
 
@@ -208,6 +209,7 @@ async function startOn(
   });
   let oscRef: OscHandle | null = null;
   let mqttRef: MqttHandle | null = null;
+  let dmxRef: DmxHandle | null = null;
   const timers = createTimers({ dataDir, log, lights: raceLights.service });
   // The Race lights page follows these live; each fires only when its source sends something.
   raceLights.service.onChange(() => bus.emit('race_lights', { what: 'lights' }));
@@ -313,6 +315,7 @@ async function startOn(
     flags,
     oscStats: () => oscRef?.server.stats() ?? null,
     mqttStats: () => mqttRef?.stats() ?? null,
+    dmx: () => dmxRef?.service ?? null,
     consoleSettings: createConsoleSettings({ store, log }),
     commandPath,
     networks,
@@ -462,6 +465,24 @@ async function startOn(
     ? await (await import('./mqtt.ts')).startMqtt(cfg.mqtt, svc, log.child({ mod: 'mqtt' }))
     : null;
   mqttRef = mqtt;
+  // DMX in: loaded only when asked for (a host without --dmx pays nothing for it).
+  const dmx =
+    cfg.dmx && cfg.dmx.length > 0
+      ? await (
+          await import('./dmx.ts')
+        ).startDmx(
+          {
+            host: cfg.host,
+            universes: cfg.dmx,
+            sacnPort: cfg.dmxSacnPort ?? 5568,
+            artnetPort: cfg.dmxArtnetPort ?? 6454,
+            dataDir,
+          },
+          svc,
+          log.child({ mod: 'dmx' }),
+        )
+      : null;
+  dmxRef = dmx;
   phase = 'ready';
   // The address a person opens (the UI lives under the prefix with its trailing slash).
   const open = url.endsWith('/') ? url : `${url}/`;
@@ -490,11 +511,13 @@ async function startOn(
     sims,
     osc,
     mqtt,
+    dmx,
     close: async () => {
       if (closed) return;
       closed = true;
       await osc?.close();
       await mqtt?.close();
+      await dmx?.close();
       // Before the drivers stop: their readiness change must not start a port watch.
       hotplug?.stop();
       await shutdown(svc, app, sse, ownSim ? gw.sim : null);

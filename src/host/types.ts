@@ -1,6 +1,7 @@
 /** What `startHost` returns, and what tests and benchmarks may swap in (host/index.ts). */
 import type { OscHandle } from './osc.ts';
 import type { MqttHandle } from './mqtt.ts';
+import type { DmxHandle } from './dmx.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { createGatewayDriver } from '../gateway/driver.ts';
@@ -33,6 +34,8 @@ export interface HostHandle {
   osc: OscHandle | null;
   /** The MQTT bridge (`--mqtt`), or null. */
   mqtt: MqttHandle | null;
+  /** DMX in (`--dmx`), or null. */
+  dmx: DmxHandle | null;
   close(): Promise<void>;
 }
 

@@ -43,6 +43,7 @@ import { raceLightsRoutes } from './routes/race-lights.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { oscRoutes } from './routes/osc.ts';
 import { mqttRoutes } from './routes/mqtt.ts';
+import { dmxRoutes } from './routes/dmx.ts';
 import { timerRoutes } from './routes/timers.ts';
 import { raceRoutes } from './routes/race.ts';
 import { commandPathRoutes } from './routes/command-path.ts';
@@ -218,6 +219,7 @@ export async function buildApp(
       await api.register(flagRoutes(svc));
       await api.register(oscRoutes(svc));
       await api.register(mqttRoutes(svc));
+      await api.register(dmxRoutes(svc));
       await api.register(commandPathRoutes(svc));
       await api.register(raceLightsRoutes(svc));
       await api.register(timerRoutes(svc));

@@ -23,6 +23,7 @@ import type { BlackoutService } from './race/index.ts';
 import type { FlagService } from './flags/index.ts';
 import type { OscStats } from './osc/index.ts';
 import type { MqttStats } from './mqtt/index.ts';
+import type { DmxFace } from './dmx/index.ts';
 import type { CommandPathService } from './command-path/index.ts';
 import type { ConsoleSettingsService } from './console/index.ts';
 import type { NetworksService } from './networks/index.ts';
@@ -68,6 +69,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   oscStats: () => OscStats | null;
   /** The MQTT bridge's connection and counters (`GET /api/mqtt`), or null when it is off. */
   mqttStats: () => MqttStats | null;
+  /** DMX in (`GET /api/dmx`, `PUT /api/dmx/patch`), or null when no `--dmx` was given. */
+  dmx: () => DmxFace | null;
   /** Every light command's source, priority and owner, decided in one place (issue 37). */
   commandPath: CommandPathService;
   /** Race mode, pinned scenes, battery warning level, acknowledged alerts: shared by every browser. */

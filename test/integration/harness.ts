@@ -3,6 +3,7 @@
  * (memory link, scaled clock) in a temp data dir, and gives a test an HTTP client
  * and an SSE reader. Everything is torn down afterwards.
  */
+import { parseUniverse, type UniverseSpec } from '../../src/domain/dmx-universes.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -40,6 +41,8 @@ export interface HostOptions {
   osc?: { port: number; rate?: number; feedback?: { host: string; port: number }[] };
   /** `--mqtt` and its options. */
   mqtt?: Config['mqtt'];
+  /** `--dmx` inputs (`sacn:1`, `artnet:0.0.1`) on any free ports (the host says which in `dmx.ports`). */
+  dmx?: string[];
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
@@ -59,6 +62,7 @@ export interface Harness {
     body?: unknown,
     init?: RequestInit,
   ): Promise<HttpResult<T>>;
+  put<T = Record<string, unknown>>(path: string, body?: unknown, init?: RequestInit): Promise<HttpResult<T>>;
   /** The live stream; `query` adds opt-ins, e.g. `console=1`. */
   sse(query?: string): Promise<SseReader>;
   /** Waits (via the task endpoint's SSE events) until the task with this id ends. */
@@ -88,8 +92,15 @@ export function testConfig(dataDir: string, o: HostOptions = {}): Config {
     ...(o.gateways?.[0] ? { gateways: o.gateways, gateway: o.gateways[0] } : {}),
     ...(o.integrationSecret ? { integration: 'rotorhazard', integrationSecret: o.integrationSecret } : {}),
     ...(o.mqtt ? { mqtt: o.mqtt } : {}),
+    ...(o.dmx ? { dmx: o.dmx.map(dmxInput), dmxSacnPort: 0, dmxArtnetPort: 0 } : {}),
     ...(o.osc ? { oscPort: o.osc.port, oscRate: o.osc.rate ?? 50, oscFeedback: o.osc.feedback ?? [] } : {}),
   };
+}
+
+function dmxInput(text: string): UniverseSpec {
+  const u = parseUniverse(text);
+  if (typeof u === 'string') throw new Error(u);
+  return u;
 }
 
 export async function withHost<T>(o: HostOptions, fn: (h: Harness) => Promise<T>): Promise<T> {
@@ -138,6 +149,7 @@ export async function withHost<T>(o: HostOptions, fn: (h: Harness) => Promise<T>
     get: (path, init) => request('GET', path, undefined, init),
     post: (path, body, init) => request('POST', path, body, init),
     patch: (path, body, init) => request('PATCH', path, body, init),
+    put: (path, body, init) => request('PUT', path, body, init),
     sse: async (query) => {
       const r = await SseReader.connect(host.url + '/sse' + (query ? `?${query}` : ''));
       readers.push(r);

@@ -1,9 +1,10 @@
 /**
- * Integrations: one card per adapter (OSC, MQTT; DMX slots in the same list), each with its
+ * Integrations: one card per adapter (MQTT, DMX in, OSC), each with its
  * state, counters, last error and the settings it runs with.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { loadError, loadIntegrations, mqttState } from './integrations-data.ts';
+import { DmxCard } from './DmxCard.tsx';
 import { MqttCard } from './MqttCard.tsx';
 import { OscCard } from './OscCard.tsx';
 import './integrations.css';
@@ -32,6 +33,7 @@ export function IntegrationsPage() {
       ) : (
         <div class="ig-cards">
           <MqttCard now={now} />
+          <DmxCard />
           <OscCard />
         </div>
       )}

@@ -136,7 +136,7 @@ export function App() {
           <PageLink
             to="integrations"
             label="Integrations"
-            title="MQTT (Home Assistant), OSC and other systems driving the fleet: state, counters, settings"
+            title="MQTT (Home Assistant), sACN / Art-Net consoles, OSC: state, counters, settings, DMX patch"
           />
           <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
           <ScrollCue label="pages" />
