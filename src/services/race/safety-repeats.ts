@@ -1,0 +1,143 @@
+/**
+ * Safety sends (Blackout, the red flag) go out more than once. They are broadcasts: the
+ * firmware has no ACK for PRESET or CONTROL and no sequence number (wire §5.2, §6.15), so a
+ * node whose radio was busy (sending its status reply), whose link sat at the noise floor or
+ * which heard a collision just misses the one frame — and keeps showing green. Both looks are
+ * idempotent (brightness 0, or one colour without FORCE_REAPPLY), so a node that already has
+ * the look and hears it again shows nothing new: the same frames may simply be sent again.
+ *
+ * The first round goes out at once, exactly as before (the caller's answer waits only for it).
+ * Then up to `rounds` more follow, each `gapMs` after the previous one left the antenna (a
+ * status reply slot or a burst of collisions is over by then) — unless anything that changes
+ * what a known node shows was handed to a gateway in between (a later control, a scene frame,
+ * another flag, another Blackout): a repeat must never undo a later command. Frames to groups
+ * nobody is in (a fader surface's spare channels) do not count; a status poll does not either.
+ */
+import type { Clock } from '../../clock.ts';
+import type { GatewayDriver, HandedFrame } from '../../gateway/types.ts';
+import type { Logger } from '../../logger.ts';
+import type { Device } from '../../domain/model.ts';
+import { SYNC_FLAG_TRIGGER_ARMED } from '../../protocol/flags.ts';
+import { BROADCAST } from '../../protocol/types.ts';
+
+const ALL_GROUPS = 255;
+
+export interface SafetyRepeatOptions {
+  /** Repeats after the first round (0: none). */
+  rounds: number;
+  /** From one round's end (its frames sent) to the next round. */
+  gapMs: number;
+}
+
+/** Three rounds over ~0.4 s: a node misses the look only if it misses all three. */
+export const SAFETY_REPEATS: SafetyRepeatOptions = { rounds: 2, gapMs: 120 };
+
+export interface SafetyRepeatDeps {
+  /** The host's driver (the Radio): its `handed` event sees every frame, on every network. */
+  driver: Pick<GatewayDriver, 'on'>;
+  clock: Pick<Clock, 'sleep'>;
+  log: Logger;
+  /** Whether a frame reaches at least one known device (its group has members). */
+  reaches(frame: HandedFrame): boolean;
+  options?: SafetyRepeatOptions;
+}
+
+/** Whether a frame reaches at least one of `devices` (its network's, its group's, or it). */
+export function reachesKnownDevice(
+  devices: readonly Pick<Device, 'addr' | 'groupId' | 'network_id'>[],
+  f: HandedFrame,
+): boolean {
+  const r = f.request;
+  const group = 'groupId' in r ? r.groupId : ALL_GROUPS;
+  return devices.some(
+    (d) =>
+      (f.network_id === undefined || d.network_id === f.network_id) &&
+      (f.receiver === BROADCAST ? group === ALL_GROUPS || d.groupId === group : d.addr === f.receiver),
+  );
+}
+
+/** Frames that change what a node shows (a triggering SYNC fires armed controls). */
+function changesLook(f: HandedFrame): boolean {
+  const r = f.request;
+  switch (r.op) {
+    case 'PRESET':
+    case 'CONTROL':
+    case 'STREAM':
+    case 'HEADLESS':
+      return true;
+    case 'SYNC':
+      return ((r.flags ?? 0) & SYNC_FLAG_TRIGGER_ARMED) !== 0;
+    default:
+      return false;
+  }
+}
+
+/** What Blackout and the red flag need of the safety repeats. */
+export interface SafetySender {
+  send<T>(what: string, round: () => Promise<T>): Promise<T>;
+}
+
+export class SafetyRepeats implements SafetySender {
+  /** Look-changing frames handed so far, by anyone (safety rounds included). */
+  private handed = 0;
+  private readonly opts: SafetyRepeatOptions;
+  private readonly running = new Set<Promise<void>>();
+  private readonly off: () => void;
+
+  constructor(private readonly deps: SafetyRepeatDeps) {
+    this.opts = deps.options ?? SAFETY_REPEATS;
+    this.off = deps.driver.on('handed', (f) => {
+      if (changesLook(f) && deps.reaches(f)) this.handed++;
+    });
+  }
+
+  /**
+   * Sends a round now and resolves with its result; repeats it later (see the file's head).
+   * `round` must hand all its frames to the driver before it first awaits, as every send
+   * does: what it hands is then told apart from what others hand afterwards.
+   */
+  send<T>(what: string, round: () => Promise<T>): Promise<T> {
+    const first = round();
+    const mark = this.handed;
+    if (this.opts.rounds > 0) {
+      const run = this.repeat(what, round, first, mark);
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
+    }
+    return first;
+  }
+
+  /** Resolves once no repeat is pending (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+
+  close(): void {
+    this.off();
+  }
+
+  private async repeat(
+    what: string,
+    round: () => Promise<unknown>,
+    first: Promise<unknown>,
+    mark: number,
+  ): Promise<void> {
+    const { log, clock } = this.deps;
+    try {
+      await first;
+      for (let i = 1; i <= this.opts.rounds; i++) {
+        await clock.sleep(this.opts.gapMs);
+        if (this.handed !== mark) {
+          log.debug({ what, round: i }, 'safety repeat dropped: a later command went out');
+          return;
+        }
+        const done = round();
+        mark = this.handed;
+        await done;
+      }
+      log.debug({ what, rounds: this.opts.rounds }, 'safety repeats sent');
+    } catch (err) {
+      log.warn({ what, err: (err as Error).message }, 'safety repeat failed');
+    }
+  }
+}
