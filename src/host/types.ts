@@ -38,7 +38,7 @@ export interface HostOverrides {
   runner?: CommandRunner;
   /** Clock for the simulated fleet and everything that shares its time (tests). */
   simClock?: Clock;
-  /** Blackout's and red's repeats (tests: rounds 0 sends each once, as before). */
+  /** Blackout's and red's repeats (tests; no gaps: each is sent once). */
   safetyRepeats?: SafetyRepeatOptions;
   /** Driver option overrides (tests). */
   driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];

@@ -7,10 +7,13 @@
  * the look and hears it again shows nothing new: the same frames may simply be sent again.
  *
  * The first round goes out at once, exactly as before (the caller's answer waits only for it).
- * Then up to `rounds` more follow, each `gapMs` after the previous one left the antenna (a
- * status reply slot or a burst of collisions is over by then) — unless anything that changes
- * what a known node shows was handed to a gateway in between (a later control, a scene frame,
- * another flag, another Blackout): a repeat must never undo a later command. Frames to groups
+ * Then more follow, each a gap after the previous one left the antenna, the gaps growing: the
+ * early ones catch a node that heard a collision or sat at its link's noise floor; the late
+ * ones a node that was deaf because a status poll had it queue a reply (a node does not
+ * listen from queuing a reply until it is sent, up to 5 s on a busy channel, wire §8.5). No
+ * repeat goes out once anything that changes what a known node shows was handed to a gateway
+ * in between (a later control, a scene frame, another flag, another Blackout): a repeat must
+ * never undo a later command. Frames to groups
  * nobody is in (a fader surface's spare channels) do not count; a status poll does not either.
  */
 import type { Clock } from '../../clock.ts';
@@ -23,14 +26,15 @@ import { BROADCAST } from '../../protocol/types.ts';
 const ALL_GROUPS = 255;
 
 export interface SafetyRepeatOptions {
-  /** Repeats after the first round (0: none). */
-  rounds: number;
-  /** From one round's end (its frames sent) to the next round. */
-  gapMs: number;
+  /** One repeat per entry: the wait from the previous round's end (its frames sent). Empty: none. */
+  gapsMs: readonly number[];
 }
 
-/** Three rounds over ~0.4 s: a node misses the look only if it misses all three. */
-export const SAFETY_REPEATS: SafetyRepeatOptions = { rounds: 2, gapMs: 120 };
+/**
+ * Six rounds over ~5.5 s (the last past a reply's 5 s limit): a node misses the look only if
+ * it misses all six. Two frames a round: ~0.4 s of airtime in all, once per press.
+ */
+export const SAFETY_REPEATS: SafetyRepeatOptions = { gapsMs: [120, 250, 500, 1200, 3000] };
 
 export interface SafetyRepeatDeps {
   /** The host's driver (the Radio): its `handed` event sees every frame, on every network. */
@@ -99,7 +103,7 @@ export class SafetyRepeats implements SafetySender {
   send<T>(what: string, round: () => Promise<T>): Promise<T> {
     const first = round();
     const mark = this.handed;
-    if (this.opts.rounds > 0) {
+    if (this.opts.gapsMs.length > 0) {
       const run = this.repeat(what, round, first, mark);
       this.running.add(run);
       void run.finally(() => this.running.delete(run));
@@ -125,17 +129,17 @@ export class SafetyRepeats implements SafetySender {
     const { log, clock } = this.deps;
     try {
       await first;
-      for (let i = 1; i <= this.opts.rounds; i++) {
-        await clock.sleep(this.opts.gapMs);
+      for (const [i, gap] of this.opts.gapsMs.entries()) {
+        await clock.sleep(gap);
         if (this.handed !== mark) {
-          log.debug({ what, round: i }, 'safety repeat dropped: a later command went out');
+          log.debug({ what, repeat: i + 1 }, 'safety repeat dropped: a later command went out');
           return;
         }
         const done = round();
         mark = this.handed;
         await done;
       }
-      log.debug({ what, rounds: this.opts.rounds }, 'safety repeats sent');
+      log.debug({ what, repeats: this.opts.gapsMs.length }, 'safety repeats sent');
     } catch (err) {
       log.warn({ what, err: (err as Error).message }, 'safety repeat failed');
     }

@@ -74,7 +74,7 @@ describe('safety repeats', () => {
   it('a-repeat-never-undoes-a-later-command', async () => {
     // A long gap: the operator's command is certainly handed over before the repeat is due.
     await withHost(
-      { nodes: 6, seed: 5, overrides: { safetyRepeats: { rounds: 2, gapMs: 3000 } } },
+      { nodes: 6, seed: 5, overrides: { safetyRepeats: { gapsMs: [3000, 3000] } } },
       async (h) => {
         const rows = await discoverAll(h);
         const gid = rows[0]!.groupId;

@@ -26,7 +26,7 @@ function rig() {
     clock: { sleep: () => new Promise<void>((r) => sleeps.push(r)) },
     log: silentLogger(),
     reaches: (f) => reachesKnownDevice(devices, f),
-    options: { rounds: 2, gapMs: 100 },
+    options: { gapsMs: [100, 200] },
   });
   const hand = (request: M2NRequest, receiver = BROADCAST): void => listener?.({ receiver, request });
   const off: M2NRequest = { op: 'PRESET', groupId: 255, flags: 0, presetId: 0, brightness: 0 };
