@@ -182,6 +182,7 @@ async function startOn(
     clock,
     log: log.child({ mod: 'race' }),
     reaches: (f) => reachesKnownDevice(store.state.devices, f),
+    holdBulk: () => driver.hold?.('bulk') ?? (() => undefined),
     options: overrides.safetyRepeats,
   });
   const flags: FlagService = new FlagService({

@@ -13,7 +13,11 @@
  * listen from queuing a reply until it is sent, up to 5 s on a busy channel, wire §8.5). No
  * repeat goes out once anything that changes what a known node shows was handed to a gateway
  * in between (a later control, a scene frame, another flag, another Blackout): a repeat must
- * never undo a later command. Frames to groups
+ * never undo a later command.
+ *
+ * While repeats are pending, bulk traffic (status polls, discovery) is held back: a poll
+ * started meanwhile would have the whole field queue replies and go deaf again — the repeats
+ * would land in that window too. The poll goes on once the last repeat is out (or dropped). Frames to groups
  * nobody is in (a fader surface's spare channels) do not count; a status poll does not either.
  */
 import type { Clock } from '../../clock.ts';
@@ -43,6 +47,8 @@ export interface SafetyRepeatDeps {
   log: Logger;
   /** Whether a frame reaches at least one known device (its group has members). */
   reaches(frame: HandedFrame): boolean;
+  /** Holds bulk traffic on every gateway until the returned release is called (absent: none). */
+  holdBulk?(): () => void;
   options?: SafetyRepeatOptions;
 }
 
@@ -127,6 +133,7 @@ export class SafetyRepeats implements SafetySender {
     mark: number,
   ): Promise<void> {
     const { log, clock } = this.deps;
+    const release = this.deps.holdBulk?.();
     try {
       await first;
       for (const [i, gap] of this.opts.gapsMs.entries()) {
@@ -142,6 +149,8 @@ export class SafetyRepeats implements SafetySender {
       log.debug({ what, repeats: this.opts.gapsMs.length }, 'safety repeats sent');
     } catch (err) {
       log.warn({ what, err: (err as Error).message }, 'safety repeat failed');
+    } finally {
+      release?.();
     }
   }
 }

@@ -16,6 +16,7 @@ const devices = [
 function rig() {
   let listener: ((f: HandedFrame) => void) | null = null;
   const sleeps: (() => void)[] = [];
+  const held = { now: 0 };
   const repeats = new SafetyRepeats({
     driver: {
       on: ((_e: string, fn: (f: HandedFrame) => void) => {
@@ -27,6 +28,14 @@ function rig() {
     log: silentLogger(),
     reaches: (f) => reachesKnownDevice(devices, f),
     options: { gapsMs: [100, 200] },
+    holdBulk: () => {
+      held.now++;
+      let done = false;
+      return () => {
+        if (!done) held.now--;
+        done = true;
+      };
+    },
   });
   const hand = (request: M2NRequest, receiver = BROADCAST): void => listener?.({ receiver, request });
   const off: M2NRequest = { op: 'PRESET', groupId: 255, flags: 0, presetId: 0, brightness: 0 };
@@ -42,7 +51,7 @@ function rig() {
     sleeps.shift()?.();
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
-  return { repeats, hand, round, rounds, gap };
+  return { repeats, hand, round, rounds, gap, held };
 }
 
 const control = (groupId: number): M2NRequest => ({
@@ -57,10 +66,13 @@ describe('safety repeats', () => {
     const r = rig();
     expect(await r.repeats.send('blackout', r.round('off'))).toBe('off');
     expect(r.rounds).toEqual(['off']);
+    // A status poll started meanwhile waits: it would make the field deaf to the repeats.
+    expect(r.held.now).toBe(1);
     await r.gap();
     await r.gap();
     await r.repeats.idle();
     expect(r.rounds).toEqual(['off', 'off', 'off']);
+    expect(r.held.now).toBe(0);
   });
 
   it('a-later-look-for-a-known-group-drops-the-remaining-repeats', async () => {
@@ -72,6 +84,7 @@ describe('safety repeats', () => {
     await r.gap();
     await r.repeats.idle();
     expect(r.rounds.length).toBe(2);
+    expect(r.held.now).toBe(0);
   });
 
   it('frames-to-empty-groups-and-status-polls-do-not-stop-the-repeats', async () => {
