@@ -93,6 +93,8 @@ export class SafetyRepeats implements SafetySender {
   private readonly opts: SafetyRepeatOptions;
   private readonly running = new Set<Promise<void>>();
   private readonly off: () => void;
+  /** Aborted at shutdown: no repeat waits on (or keeps alive) a host that is closing. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly deps: SafetyRepeatDeps) {
     this.opts = deps.options ?? SAFETY_REPEATS;
@@ -124,6 +126,7 @@ export class SafetyRepeats implements SafetySender {
 
   close(): void {
     this.off();
+    this.closing.abort(new Error('host closing'));
   }
 
   private async repeat(
@@ -137,7 +140,7 @@ export class SafetyRepeats implements SafetySender {
     try {
       await first;
       for (const [i, gap] of this.opts.gapsMs.entries()) {
-        await clock.sleep(gap);
+        await clock.sleep(gap, this.closing.signal);
         if (this.handed !== mark) {
           log.debug({ what, repeat: i + 1 }, 'safety repeat dropped: a later command went out');
           return;
@@ -148,7 +151,8 @@ export class SafetyRepeats implements SafetySender {
       }
       log.debug({ what, repeats: this.opts.gapsMs.length }, 'safety repeats sent');
     } catch (err) {
-      log.warn({ what, err: (err as Error).message }, 'safety repeat failed');
+      if (!this.closing.signal.aborted)
+        log.warn({ what, err: (err as Error).message }, 'safety repeat failed');
     } finally {
       release?.();
     }
