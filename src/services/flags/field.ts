@@ -15,7 +15,7 @@ import type { GatewayDriver, TxOutcome } from '../../gateway/types.ts';
 import { FLAG, buildControlFlags } from '../../protocol/flags.ts';
 import { BROADCAST, type M2NRequest, type Rgb } from '../../protocol/types.ts';
 import { hexToRgb } from '../integration/laps/index.ts';
-import type { SafetySender } from '../race/safety-repeats.ts';
+import type { SafetyCheck, SafetySender } from '../race/safety-repeats.ts';
 import type { FlagLook } from './looks.ts';
 
 const ALL_GROUPS = 255;
@@ -47,6 +47,8 @@ export interface FieldSender {
     requests: readonly M2NRequest[],
     priority: 'urgent' | 'interactive',
     onSent?: OnFrameSent,
+    /** An urgent look: whether a node's status reply shows it (a node that does not is re-sent it). */
+    shows?: SafetyCheck['shows'],
   ): Promise<FieldReport>;
 }
 
@@ -94,16 +96,25 @@ export function fieldSender(
   }
 
   return {
-    send(requests, priority, onSent) {
+    send(requests, priority, onSent, shows) {
       if (priority !== 'urgent' || !repeats) return round(requests, priority, onSent);
       // Only the first round is told: a repeat shows nothing new (and is never sent after a
       // later command, whose rows it would otherwise overwrite).
       let first = true;
-      return repeats.send('red flag', () => {
-        const tell = first ? onSent : undefined;
-        first = false;
-        return round(requests, priority, tell);
-      });
+      const check: SafetyCheck | undefined = shows && {
+        shows,
+        resend: (addr) =>
+          Promise.all(requests.map((r) => driver.send(addr, r, { priority, deadlineMs: DEADLINE_MS }))),
+      };
+      return repeats.send(
+        'red flag',
+        () => {
+          const tell = first ? onSent : undefined;
+          first = false;
+          return round(requests, priority, tell);
+        },
+        check,
+      );
     },
   };
 }

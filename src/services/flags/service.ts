@@ -130,16 +130,23 @@ export class FlagService {
       since_epoch_ms: flag ? this.deps.now() : null,
       source: flag ? source : null,
     };
-    const requests = lookFrames(this.file.looks[action]);
+    const look = this.file.looks[action];
+    const requests = lookFrames(look);
     const before = this.file.state.flag;
     this.file = { ...this.file, state };
     this.deps.changed(this.state());
     // The OFFSET_MODE twin is not told: the rows keep each node's own offset state.
     const plain = requests[0];
     const [report] = await Promise.all([
-      this.deps.field.send(requests, red ? 'urgent' : 'interactive', (r, network) => {
-        if (r === plain) this.deps.shown(r, network);
-      }),
+      this.deps.field.send(
+        requests,
+        red ? 'urgent' : 'interactive',
+        (r, network) => {
+          if (r === plain) this.deps.shown(r, network);
+        },
+        // A status reply tells brightness and effect (not the colour).
+        (reply) => reply.brightness === look.brightness && reply.effectId === look.effect,
+      ),
       this.save(this.file),
     ]);
     const out: FlagReport = {

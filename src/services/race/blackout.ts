@@ -23,7 +23,7 @@ import type { Logger } from '../../logger.ts';
 import { FLAG } from '../../protocol/flags.ts';
 import { BROADCAST } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
-import type { SafetySender } from './safety-repeats.ts';
+import type { SafetyCheck, SafetySender } from './safety-repeats.ts';
 
 export interface BlackoutDeps {
   driver: GatewayDriver;
@@ -75,8 +75,16 @@ export class BlackoutService {
       Promise.all([frame(d, 0), frame(d, FLAG.OFFSET_MODE)]);
     const networks = this.deps.router?.networks() ?? null;
     const base = { scene_cancelled: scene.cancelled ? scene.scene : null, task_cancelled: task };
+    // A node whose status reply later says it is lit is sent the pair alone (through the
+    // driver: with several gateways, the one of its network).
+    const check: SafetyCheck = {
+      shows: (reply) => reply.brightness === 0,
+      resend: (addr) => Promise.all([0, FLAG.OFFSET_MODE].map((flags) => unicast(addr, flags))),
+    };
+    const unicast = (addr: string, flags: number) =>
+      driver.send(addr, { op: 'PRESET', groupId: ALL_GROUPS, flags, presetId: 0, brightness: 0 }, opts);
     const once = <T>(round: () => Promise<T>): Promise<T> =>
-      this.deps.repeats ? this.deps.repeats.send('blackout', round) : round();
+      this.deps.repeats ? this.deps.repeats.send('blackout', round, check) : round();
     let report: BlackoutReport;
     if (!networks) {
       const outcomes = await once(() => both(driver));

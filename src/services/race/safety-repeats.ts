@@ -25,7 +25,21 @@ import type { GatewayDriver, HandedFrame } from '../../gateway/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { Device } from '../../domain/model.ts';
 import { SYNC_FLAG_TRIGGER_ARMED } from '../../protocol/flags.ts';
-import { BROADCAST } from '../../protocol/types.ts';
+import { BROADCAST, type Addr, type N2MReply } from '../../protocol/types.ts';
+
+type StatusReply = Extract<N2MReply, { kind: 'STATUS_REPLY' }>;
+
+/** After the repeats: how to tell from a node's status reply that it missed the look. */
+export interface SafetyCheck {
+  /** Whether the reply shows the look. */
+  shows(reply: StatusReply): boolean;
+  /** Sends the look's frames to one node; hands them over before it first awaits. */
+  resend(addr: Addr): Promise<unknown>;
+}
+
+/** How long after the last repeat status replies are checked, and how often a node is re-sent. */
+const CHECK_MS = 60_000;
+const RESENDS_PER_NODE = 3;
 
 const ALL_GROUPS = 255;
 
@@ -43,7 +57,7 @@ export const SAFETY_REPEATS: SafetyRepeatOptions = { gapsMs: [120, 250, 500, 120
 export interface SafetyRepeatDeps {
   /** The host's driver (the Radio): its `handed` event sees every frame, on every network. */
   driver: Pick<GatewayDriver, 'on'>;
-  clock: Pick<Clock, 'sleep'>;
+  clock: Pick<Clock, 'sleep' | 'now'>;
   log: Logger;
   /** Whether a frame reaches at least one known device (its group has members). */
   reaches(frame: HandedFrame): boolean;
@@ -84,7 +98,7 @@ function changesLook(f: HandedFrame): boolean {
 
 /** What Blackout and the red flag need of the safety repeats. */
 export interface SafetySender {
-  send<T>(what: string, round: () => Promise<T>): Promise<T>;
+  send<T>(what: string, round: () => Promise<T>, check?: SafetyCheck): Promise<T>;
 }
 
 export class SafetyRepeats implements SafetySender {
@@ -92,15 +106,28 @@ export class SafetyRepeats implements SafetySender {
   private handed = 0;
   private readonly opts: SafetyRepeatOptions;
   private readonly running = new Set<Promise<void>>();
-  private readonly off: () => void;
+  private readonly offs: (() => void)[];
+  /** The latest safety look's check, once its repeats are out; null when none or superseded. */
+  private checking: {
+    what: string;
+    check: SafetyCheck;
+    mark: number;
+    until: number;
+    resent: Map<Addr, number>;
+  } | null = null;
   /** Aborted at shutdown: no repeat waits on (or keeps alive) a host that is closing. */
   private readonly closing = new AbortController();
 
   constructor(private readonly deps: SafetyRepeatDeps) {
     this.opts = deps.options ?? SAFETY_REPEATS;
-    this.off = deps.driver.on('handed', (f) => {
-      if (changesLook(f) && deps.reaches(f)) this.handed++;
-    });
+    this.offs = [
+      deps.driver.on('handed', (f) => {
+        if (changesLook(f) && deps.reaches(f)) this.handed++;
+      }),
+      deps.driver.on('packet', (p) => {
+        if (p.reply?.kind === 'STATUS_REPLY') this.onStatus(p.packet.sender, p.reply);
+      }),
+    ];
   }
 
   /**
@@ -108,11 +135,12 @@ export class SafetyRepeats implements SafetySender {
    * `round` must hand all its frames to the driver before it first awaits, as every send
    * does: what it hands is then told apart from what others hand afterwards.
    */
-  send<T>(what: string, round: () => Promise<T>): Promise<T> {
+  send<T>(what: string, round: () => Promise<T>, check?: SafetyCheck): Promise<T> {
+    this.checking = null;
     const first = round();
     const mark = this.handed;
     if (this.opts.gapsMs.length > 0) {
-      const run = this.repeat(what, round, first, mark);
+      const run = this.repeat(what, round, first, mark, check);
       this.running.add(run);
       void run.finally(() => this.running.delete(run));
     }
@@ -125,7 +153,8 @@ export class SafetyRepeats implements SafetySender {
   }
 
   close(): void {
-    this.off();
+    for (const off of this.offs) off();
+    this.checking = null;
     this.closing.abort(new Error('host closing'));
   }
 
@@ -134,6 +163,7 @@ export class SafetyRepeats implements SafetySender {
     round: () => Promise<unknown>,
     first: Promise<unknown>,
     mark: number,
+    check: SafetyCheck | undefined,
   ): Promise<void> {
     const { log, clock } = this.deps;
     const release = this.deps.holdBulk?.();
@@ -150,11 +180,33 @@ export class SafetyRepeats implements SafetySender {
         await done;
       }
       log.debug({ what, repeats: this.opts.gapsMs.length }, 'safety repeats sent');
+      if (check && this.handed === mark)
+        this.checking = { what, check, mark, until: clock.now() + CHECK_MS, resent: new Map() };
     } catch (err) {
       if (!this.closing.signal.aborted)
         log.warn({ what, err: (err as Error).message }, 'safety repeat failed');
     } finally {
       release?.();
     }
+  }
+
+  /** A status reply while a look is checked: a node that does not show it is sent it again. */
+  private onStatus(addr: Addr, reply: StatusReply): void {
+    const c = this.checking;
+    if (!c) return;
+    if (this.handed !== c.mark || this.deps.clock.now() > c.until) {
+      this.checking = null;
+      return;
+    }
+    if (c.check.shows(reply)) return;
+    const n = c.resent.get(addr) ?? 0;
+    if (n >= RESENDS_PER_NODE) return;
+    c.resent.set(addr, n + 1);
+    this.deps.log.info({ what: c.what, addr, try: n + 1 }, 'safety look re-sent to a node that missed it');
+    const done = c.check.resend(addr);
+    c.mark = this.handed;
+    void done.catch((err: unknown) =>
+      this.deps.log.warn({ what: c.what, addr, err: (err as Error).message }, 'safety re-send failed'),
+    );
   }
 }

@@ -71,6 +71,34 @@ describe('safety repeats', () => {
     });
   });
 
+  it('a-node-that-missed-every-round-is-sent-the-look-when-its-status-reply-says-so', async () => {
+    await withHost({ nodes: 6, seed: 5, overrides: { safetyRepeats: { gapsMs: [200] } } }, async (h) => {
+      await discoverAll(h);
+      await fieldShows(h, 'green');
+      // Blackout's two rounds (four frames) are lost by every node: they still show green.
+      loseNextFrames(h, 4);
+      expect((await h.post('/api/blackout')).status).toBe(200);
+      await h.host.services.safetyRepeats.idle();
+      expect(showing(h, dark)).toBe(0);
+      // The next status poll hears them lit: each is sent Blackout alone.
+      const poll = await h.post<{ task: { id: number } }>('/api/status', {});
+      expect(poll.status).toBe(200);
+      await h.waitTask(poll.body.task.id);
+      await until('every node is dark', () => showing(h, dark) === leds(h).length, 20_000);
+
+      // Red the same way, from the clear look: a reply tells brightness and effect, not the
+      // colour, so a node still green (solid at 255, as red) cannot be told apart.
+      await fieldShows(h, 'clear');
+      loseNextFrames(h, 4);
+      expect((await h.post('/api/flags/red', {})).status).toBe(200);
+      await h.host.services.safetyRepeats.idle();
+      expect(showing(h, red)).toBe(0);
+      const again = await h.post<{ task: { id: number } }>('/api/status', {});
+      await h.waitTask(again.body.task.id);
+      await until('every node is red', () => showing(h, red) === leds(h).length, 20_000);
+    });
+  });
+
   it('a-repeat-never-undoes-a-later-command', async () => {
     // A long gap: the operator's command is certainly handed over before the repeat is due.
     await withHost(

@@ -19,12 +19,13 @@ function rig() {
   const held = { now: 0 };
   const repeats = new SafetyRepeats({
     driver: {
-      on: ((_e: string, fn: (f: HandedFrame) => void) => {
+      on: ((e: string, fn: (f: HandedFrame) => void) => {
+        if (e !== 'handed') return () => undefined;
         listener = fn;
         return () => (listener = null);
       }) as never,
     },
-    clock: { sleep: () => new Promise<void>((r) => sleeps.push(r)) },
+    clock: { sleep: () => new Promise<void>((r) => sleeps.push(r)), now: () => 0 },
     log: silentLogger(),
     reaches: (f) => reachesKnownDevice(devices, f),
     options: { gapsMs: [100, 200] },
