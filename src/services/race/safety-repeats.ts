@@ -13,12 +13,17 @@
  * listen from queuing a reply until it is sent, up to 5 s on a busy channel, wire §8.5). No
  * repeat goes out once anything that changes what a known node shows was handed to a gateway
  * in between (a later control, a scene frame, another flag, another Blackout): a repeat must
- * never undo a later command.
+ * never undo a later command. Frames to groups nobody is in (a fader surface's spare channels)
+ * do not count; a status poll does not either.
  *
  * While repeats are pending, bulk traffic (status polls, discovery) is held back: a poll
  * started meanwhile would have the whole field queue replies and go deaf again — the repeats
- * would land in that window too. The poll goes on once the last repeat is out (or dropped). Frames to groups
- * nobody is in (a fader surface's spare channels) do not count; a status poll does not either.
+ * would land in that window too. The poll goes on once the last repeat is out (or dropped).
+ *
+ * After the last repeat, until a later command goes out (or a minute has passed), each status
+ * reply is checked: a node whose reply says it does not show the look (its brightness, its
+ * effect) is sent the same frames once more, to it alone — a node at its link's noise floor
+ * that missed every broadcast gets one more try each time it is heard, at most a few times.
  */
 import type { Clock } from '../../clock.ts';
 import type { GatewayDriver, HandedFrame } from '../../gateway/types.ts';
