@@ -13,8 +13,7 @@
  * Startblocks (device types 50/51) have no LED strip and are not counted.
  *
  * Paths:
- *   ui      chromium clicks the status bar's Blackout; the UI has no red-flag button yet,
- *           so red is the page's own fetch of POST /api/flags/red (the call a button makes)
+ *   ui      chromium clicks the status bar's Blackout and its ⚑ Red
  *   api     POST /api/blackout, POST /api/flags/red
  *   rh      the RotorHazard plugin's route POST /api/integration/flags/red; the plugin has
  *           no Blackout route (bridge.py calls only flags), so its blackout row is absent
@@ -97,6 +96,8 @@ interface Shown {
   lastAt: number;
   /** Nodes that had not shown it when the wait ended. */
   missing: number;
+  /** Why the host's frames did not reach the missing nodes meanwhile (air drop reasons). */
+  why: Record<string, number>;
 }
 
 /**
@@ -110,8 +111,14 @@ function lastNodeShows(
   timeoutMs = LOOK_TIMEOUT_MS,
 ): Promise<Shown> {
   const air = host.sim!.fleet.air;
+  const fleetAddrs = new Set(host.sim!.fleet.nodes.map((n) => n.addr));
   return new Promise((resolve) => {
     const pending = new Set(nodes);
+    const drops = new Map<string, string[]>();
+    const offLost = air.events.on('lost', (l) => {
+      if (fleetAddrs.has(l.sender)) return;
+      (drops.get(l.receiver) ?? drops.set(l.receiver, []).get(l.receiver)!).push(l.reason);
+    });
     let lastAt = performance.now();
     let queued = false;
     const check = (): void => {
@@ -135,9 +142,12 @@ function lastNodeShows(
     const timer = setTimeout(() => finish(), timeoutMs);
     const finish = (): void => {
       off();
+      offLost();
       clearInterval(tick);
       clearTimeout(timer);
-      resolve({ lastAt, missing: pending.size });
+      const why: Record<string, number> = {};
+      for (const n of pending) for (const r of drops.get(n.addr) ?? ['none']) why[r] = (why[r] ?? 0) + 1;
+      resolve({ lastAt, missing: pending.size, why });
     };
     check();
   });
@@ -188,6 +198,7 @@ async function main(): Promise<void> {
       browser = await openBrowser({ width: 1280, height: 800 });
       await browser.page.goto(host.url + '/');
       await browser.page.getByTestId('blackout').waitFor({ timeout: 60_000 });
+      await browser.page.getByTestId('flag-red').waitFor({ timeout: 60_000 });
     } else if (WITH_UI) {
       console.log('no dist/ui (npm run build:ui, or run the e2e tests once): no UI row');
     }
@@ -226,9 +237,7 @@ async function main(): Promise<void> {
               await browser!.page.evaluate(`document.querySelector('[data-testid=blackout]').click()`);
             },
             red: async () => {
-              await browser!.page.evaluate(
-                `fetch(location.pathname.replace(/\\/[^/]*$/, '') + '/api/flags/red', {method: 'POST', headers: {'content-type': 'application/json'}, body: '{}'})`,
-              );
+              await browser!.page.evaluate(`document.querySelector('[data-testid=flag-red]').click()`);
             },
           }
         : {},
@@ -265,12 +274,13 @@ async function main(): Promise<void> {
           const at = performance.now();
           try {
             await fn();
-            const { lastAt, missing } = await shown;
+            const { lastAt, missing, why } = await shown;
             // Only a press that reached every node counts as a latency; the others are misses.
             if (missing === 0) (results.get(key) ?? results.set(key, []).get(key)!).push(lastAt - at);
             (missed.get(key) ?? missed.set(key, []).get(key)!).push(missing);
             console.log(
-              `press ${i + 1} ${key}: last node at ${(lastAt - at).toFixed(0)} ms, ${missing} missed`,
+              `press ${i + 1} ${key}: last node at ${(lastAt - at).toFixed(0)} ms, ${missing} missed` +
+                (missing > 0 ? ` (host frames lost at them: ${JSON.stringify(why)})` : ''),
             );
           } catch (err) {
             (failures.get(key) ?? failures.set(key, []).get(key)!).push((err as Error).message);

@@ -172,7 +172,7 @@ class Driver implements LightnetGatewayDriver {
       options: this.options,
       matchers: this.matchers,
       log: this.log,
-      transmit: (receiver, request, opts, prio) => this.tx.transmit(receiver, request, opts, prio),
+      transmit: (receiver, request, opts, prio) => this.handOff(receiver, request, opts, prio),
       observe: (fn) => this.inbound.observe(fn),
       airtimeMs: (n) => this.rf.airtimeMs(n),
       windows: () => this.rf.replyWindows(this.options),
@@ -295,7 +295,17 @@ class Driver implements LightnetGatewayDriver {
 
   send(receiver: Addr, request: M2NRequest, opts: SendOptions = {}): Promise<TxOutcome> {
     // stop() fails queued and in-flight frames itself (the queue closes): no signal needed.
-    return this.tx.transmit(receiver, request, opts, 'interactive');
+    return this.handOff(receiver, request, opts, 'interactive');
+  }
+
+  private handOff(
+    receiver: Addr,
+    request: M2NRequest,
+    opts: SendOptions,
+    prio: Parameters<Transmitter['transmit']>[3],
+  ): Promise<TxOutcome> {
+    this.safeEmit('handed', { receiver, request });
+    return this.tx.transmit(receiver, request, opts, prio);
   }
 
   // ── Gateway (USB-only) commands (gateway/commands.ts) ───────────────

@@ -138,6 +138,18 @@ export interface GatewayDriverEvents extends Record<string, unknown> {
   packet: InboundPacket;
   master: MasterSnapshot;
   readiness: GatewayReadiness;
+  /**
+   * A frame was handed to the send queue (before it is on air). Safety repeats watch it: a
+   * repeat of Blackout must not go out after a later command (race/safety-repeats.ts).
+   */
+  handed: HandedFrame;
+}
+
+export interface HandedFrame {
+  receiver: Addr;
+  request: M2NRequest;
+  /** The network whose gateway got it; set only when several gateways run. */
+  network_id?: number;
 }
 
 export interface GatewayDriver {

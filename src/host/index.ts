@@ -27,8 +27,8 @@ import { createTimers } from '../services/integration/timers/index.ts';
 import { createLedPresets } from '../services/led-presets/index.ts';
 import type { StartblockSlot } from '../domain/scenes/types.ts';
 import { createOta } from '../services/ota/index.ts';
-import { createScenes } from '../services/scenes/index.ts';
-import { BlackoutService } from '../services/race/index.ts';
+import { createScenes, mirrorSentFrames } from '../services/scenes/index.ts';
+import { BlackoutService, SafetyRepeats, reachesKnownDevice } from '../services/race/index.ts';
 import { FLAG_SOURCE, FlagService, FlagsStore, fieldSender } from '../services/flags/index.ts';
 import { createCommandPath } from '../services/command-path/index.ts';
 import { createConsoleSettings } from '../services/console/index.ts';
@@ -178,15 +178,30 @@ async function startOn(
     external: false,
     http: false,
   });
+  // Blackout and red are repeated unless a later command went out (race/safety-repeats.ts).
+  const safetyRepeats = new SafetyRepeats({
+    driver,
+    clock,
+    log: log.child({ mod: 'race' }),
+    reaches: (f) => reachesKnownDevice(store.state.devices, f),
+    holdBulk: () => driver.hold?.('bulk') ?? (() => undefined),
+    options: overrides.safetyRepeats,
+  });
   const flags: FlagService = new FlagService({
     file: new FlagsStore(dataDir),
     path: commandPath,
-    field: fieldSender(driver, router),
+    field: fieldSender(driver, router, safetyRepeats),
     log: log.child({ mod: 'flags' }),
     now: () => Date.now(),
     cancelScene: () => scenes.sceneDispatch.cancel(),
     haltRaceLooks: () => raceLights.service.halt(),
-    shown: (request) => looks.note([{ receiver: BROADCAST, request }]),
+    shown: (request, network) => {
+      const frame =
+        network === undefined ? { receiver: BROADCAST, request } : { receiver: BROADCAST, request, network };
+      looks.note([frame]);
+      // The device rows follow the flag's look as they follow a scene's frames.
+      mirrorSentFrames(store, [frame]);
+    },
     changed: (state) => bus.emit('flag', state),
   });
   const raceLights = createRaceLights({
@@ -311,7 +326,9 @@ async function startOn(
         bus.emit('blackout', { at_epoch_ms: Date.now() });
       },
       note: (ev) => master.note(ev),
+      repeats: safetyRepeats,
     }),
+    safetyRepeats,
     flags,
     oscStats: () => oscRef?.server.stats() ?? null,
     mqttStats: () => mqttRef?.stats() ?? null,
@@ -343,7 +360,11 @@ async function startOn(
     commandPath.subscribe((v) => bus.emit('owners', v)),
     () => commandPath.stop(),
   );
-  unsubs.push(wireNetworksEvents(svc), () => svc.gatewayScan.stop());
+  unsubs.push(
+    wireNetworksEvents(svc),
+    () => svc.gatewayScan.stop(),
+    () => safetyRepeats.close(),
+  );
   // A forgotten device: its history goes, the scenes naming it are reported, and a simulated
   // left-over that was forgotten is no longer one.
   devices.deviceForget.onForget((addrs) => {

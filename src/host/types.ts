@@ -14,6 +14,7 @@ import type { HistoryOptions } from '../services/history/index.ts';
 import type { AppServices } from '../services/index.ts';
 import type { OtaTimings } from '../services/ota/index.ts';
 import type { CommandRunner } from '../services/wifi/index.ts';
+import type { SafetyRepeatOptions } from '../services/race/index.ts';
 import type { SimOnMemory } from '../sim/sim-host.ts';
 
 export interface HostHandle {
@@ -43,6 +44,8 @@ export interface HostOverrides {
   runner?: CommandRunner;
   /** Clock for the simulated fleet and everything that shares its time (tests). */
   simClock?: Clock;
+  /** Blackout's and red's repeats (tests; no gaps: each is sent once). */
+  safetyRepeats?: SafetyRepeatOptions;
   /** Driver option overrides (tests). */
   driverOptions?: Parameters<typeof createGatewayDriver>[0]['options'];
   /** OTA workflow timings (tests shrink them). */

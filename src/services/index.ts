@@ -19,7 +19,7 @@ import type { HostWifiService } from './wifi/index.ts';
 import type { HistoryService } from './history/index.ts';
 import type { LinkTestService } from './link-test/index.ts';
 import type { LogBuffer } from './logs/index.ts';
-import type { BlackoutService } from './race/index.ts';
+import type { BlackoutService, SafetyRepeats } from './race/index.ts';
 import type { FlagService } from './flags/index.ts';
 import type { OscStats } from './osc/index.ts';
 import type { MqttStats } from './mqtt/index.ts';
@@ -63,6 +63,8 @@ export interface AppServices extends DevicesServices, ScenesServices {
   timers: Timers;
   /** Race-day all-off: cancels the scene and task, broadcasts brightness 0. */
   blackout: BlackoutService;
+  /** Blackout's and red's repeats (dropped when a later command went out). */
+  safetyRepeats: SafetyRepeats;
   /** Race flags (green, yellow, red, clear): red holds the race looks back until cleared. */
   flags: FlagService;
   /** The OSC receiver's counters (`GET /api/osc`), or null when it is off. */

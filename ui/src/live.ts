@@ -38,8 +38,8 @@ import {
   scheduleNetworks,
 } from './networks/networks-store.ts';
 import type { NetworksAnswer } from './networks/network-types.ts';
-import { applyOwners, loadOwners, type OwnersView } from './owners/owners-store.ts';
-import { applyFlag, loadFlag, type FlagState } from './race/flags-store.ts';
+import { applyOwnersEvent, loadOwners, type OwnersView } from './owners/owners-store.ts';
+import { applyFlagEvent, loadFlag, type FlagState } from './race/flags-store.ts';
 import { applyMqtt, type MqttState } from './integrations/integrations-data.ts';
 
 type Listener<T> = (data: T) => void;
@@ -183,7 +183,7 @@ function open(): void {
   // Who holds which target (command path): sent on every change, live lapses included.
   src.addEventListener('owners', (e) => {
     const v = parse<OwnersView>(e as MessageEvent);
-    if (v) applyOwners(v);
+    if (v) applyOwnersEvent(v);
   });
   // The MQTT bridge's connection and counters (the Integrations page's card).
   src.addEventListener('mqtt', (e) => {
@@ -192,7 +192,7 @@ function open(): void {
   });
   src.addEventListener('flag', (e) => {
     const f = parse<FlagState>(e as MessageEvent);
-    if (f) applyFlag(f);
+    if (f) applyFlagEvent(f);
   });
   src.addEventListener('gateway', (e) => {
     const g = parse<Gateway>(e as MessageEvent);

@@ -93,6 +93,10 @@ export class Radio implements GatewayDriver {
       this.emitter.emit('readiness', this.readiness());
     });
     g.driver.on('master', () => this.emitter.emit('master', this.master()));
+    g.driver.on('handed', (f) => {
+      const networkId = this.table.bound.get(i);
+      this.emitter.emit('handed', networkId === undefined ? f : { ...f, network_id: networkId });
+    });
     return i;
   }
 

@@ -45,8 +45,12 @@ export interface FlagDeps {
   cancelScene(): { cancelled: boolean; scene: string | null };
   /** Drops what the race lights have in flight (scheduled looks, waiting flashes, flash ends). */
   haltRaceLooks(): void;
-  /** The look went out (its plain frame): what the gates now show, for a lap flash to put back. */
-  shown(request: M2NRequest): void;
+  /**
+   * The look's plain frame left the antenna (on `network`, when several run): what the gates
+   * now show, for the device rows and for a lap flash to put back. Told as the frame goes, not
+   * after the answer: a later command's frame goes after it and its rows win.
+   */
+  shown(request: M2NRequest, network: number | undefined): void;
   /** The flag changed (the live event stream, OSC feedback). */
   changed(state: FlagState): void;
 }
@@ -126,15 +130,25 @@ export class FlagService {
       since_epoch_ms: flag ? this.deps.now() : null,
       source: flag ? source : null,
     };
-    const requests = lookFrames(this.file.looks[action]);
+    const look = this.file.looks[action];
+    const requests = lookFrames(look);
     const before = this.file.state.flag;
     this.file = { ...this.file, state };
     this.deps.changed(this.state());
+    // The OFFSET_MODE twin is not told: the rows keep each node's own offset state.
+    const plain = requests[0];
     const [report] = await Promise.all([
-      this.deps.field.send(requests, red ? 'urgent' : 'interactive'),
+      this.deps.field.send(
+        requests,
+        red ? 'urgent' : 'interactive',
+        (r, network) => {
+          if (r === plain) this.deps.shown(r, network);
+        },
+        // A status reply tells brightness and effect (not the colour).
+        (reply) => reply.brightness === look.brightness && reply.effectId === look.effect,
+      ),
       this.save(this.file),
     ]);
-    if (report.sent > 0 && requests[0]) this.deps.shown(requests[0]);
     const out: FlagReport = {
       action,
       flag,

@@ -9,6 +9,10 @@
  * match their state (wire §8.11.1), so one frame without and one with the flag reaches
  * every node whichever mode it was left in.
  *
+ * The pair is repeated a little later (race/safety-repeats.ts) unless a later command went out
+ * meanwhile: a node that missed the one broadcast still goes dark. The answer waits only for
+ * the first pair.
+ *
  * Several gateways: both frames go to EVERY network, whatever a scene's scope, all handed to
  * their gateways in the same turn (in parallel). A network whose gateway is missing fails
  * at once (`gateway_missing: <name>`) and is listed; the others go out regardless.
@@ -19,6 +23,7 @@ import type { Logger } from '../../logger.ts';
 import { FLAG } from '../../protocol/flags.ts';
 import { BROADCAST } from '../../protocol/types.ts';
 import type { Store } from '../../state/store.ts';
+import type { SafetyCheck, SafetySender } from './safety-repeats.ts';
 
 export interface BlackoutDeps {
   driver: GatewayDriver;
@@ -34,7 +39,11 @@ export interface BlackoutDeps {
   stopFlashes?(): void;
   /** Records the last gateway-side event for the status bar. */
   note(event: string): void;
+  /** Sends a round now and repeats it later (absent: once). */
+  repeats?: SafetySender;
 }
+
+type NetworkPart = { network_id: number; name: string; sent: number; error: string | null };
 
 export interface BlackoutReport {
   /** Off frames the gateway transmitted (of 2). */
@@ -66,29 +75,41 @@ export class BlackoutService {
       Promise.all([frame(d, 0), frame(d, FLAG.OFFSET_MODE)]);
     const networks = this.deps.router?.networks() ?? null;
     const base = { scene_cancelled: scene.cancelled ? scene.scene : null, task_cancelled: task };
+    // A node whose status reply later says it is lit is sent the pair alone (through the
+    // driver: with several gateways, the one of its network).
+    const check: SafetyCheck = {
+      shows: (reply) => reply.brightness === 0,
+      resend: (addr) => Promise.all([0, FLAG.OFFSET_MODE].map((flags) => unicast(addr, flags))),
+    };
+    const unicast = (addr: string, flags: number) =>
+      driver.send(addr, { op: 'PRESET', groupId: ALL_GROUPS, flags, presetId: 0, brightness: 0 }, opts);
+    const once = <T>(round: () => Promise<T>): Promise<T> =>
+      this.deps.repeats ? this.deps.repeats.send('blackout', round, check) : round();
     let report: BlackoutReport;
     if (!networks) {
-      const outcomes = await both(driver);
+      const outcomes = await once(() => both(driver));
       const errors = outcomes.flatMap((o) => (o.ok ? [] : [o.detail]));
       const sent = outcomes.length - errors.length;
       if (sent > 0) this.darken(null);
       report = { sent, frames: outcomes.length, ...base, errors };
     } else {
       const router = this.deps.router as NetworkRouter;
-      const parts = await Promise.all(
-        networks.map(async (n) => {
-          const r = router.route(n.id);
-          if (!r.ok) return { network_id: n.id, name: n.name, sent: 0, error: r.error };
-          const outcomes = await both(r.driver);
-          const bad = outcomes.find((o) => !o.ok);
-          const sent = outcomes.filter((o) => o.ok).length;
-          return {
-            network_id: n.id,
-            name: n.name,
-            sent,
-            error: bad && !bad.ok ? `${n.name}: ${bad.detail}` : null,
-          };
-        }),
+      const parts = await once(() =>
+        Promise.all(
+          networks.map(async (n): Promise<NetworkPart> => {
+            const r = router.route(n.id);
+            if (!r.ok) return { network_id: n.id, name: n.name, sent: 0, error: r.error };
+            const outcomes = await both(r.driver);
+            const bad = outcomes.find((o) => !o.ok);
+            const sent = outcomes.filter((o) => o.ok).length;
+            return {
+              network_id: n.id,
+              name: n.name,
+              sent,
+              error: bad && !bad.ok ? `${n.name}: ${bad.detail}` : null,
+            };
+          }),
+        ),
       );
       const reached = parts.filter((p) => p.sent > 0).map((p) => p.network_id);
       if (reached.length > 0) this.darken(reached);

@@ -28,6 +28,7 @@ export { SceneService } from './library.ts';
 export { NativePresetService } from './native-presets.ts';
 export { startblockPayload, STARTBLOCK_SLOTS } from './plan/fields.ts';
 export { parallelAirtimeMs } from './cost-estimator.ts';
+export { mirrorSentFrames } from './mirror.ts';
 
 export interface ScenesServices {
   nativePresets: NativePresetService;

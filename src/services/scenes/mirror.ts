@@ -13,7 +13,10 @@ import type { PlannedFrame } from './plan/planner.ts';
 
 const BROADCAST_GROUP = 255;
 
-function reached(all: readonly Device[], f: PlannedFrame, groupId: number): Device[] {
+/** What the mirror reads of a frame (a scene's planned frame, or a flag's look). */
+export type SentFrame = Pick<PlannedFrame, 'receiver' | 'request' | 'network'>;
+
+function reached(all: readonly Device[], f: SentFrame, groupId: number): Device[] {
   // A frame planned for one network reaches only that network's nodes.
   const devices = f.network === undefined ? all : all.filter((d) => d.network_id === f.network);
   if (f.receiver !== BROADCAST) return devices.filter((d) => d.addr === f.receiver);
@@ -21,7 +24,7 @@ function reached(all: readonly Device[], f: PlannedFrame, groupId: number): Devi
 }
 
 /** Applies the frames that were sent, in one store change. */
-export function mirrorSentFrames(store: Store, frames: readonly PlannedFrame[]): void {
+export function mirrorSentFrames(store: Store, frames: readonly SentFrame[]): void {
   const changes: (() => void)[] = [];
   for (const f of frames) {
     const r = f.request;

@@ -43,13 +43,30 @@ export const owners = signal<OwnersView | null>(null);
 /** When the view arrived (a live hold's countdown runs from here). */
 export const ownersAt = signal(0);
 
-export function applyOwners(v: OwnersView): void {
+function applyOwners(v: OwnersView): void {
   owners.value = v;
   ownersAt.value = Date.now();
 }
 
+/** Counts the stream's `owners` events: a read sent before the latest one may be older than it. */
+let streamSeen = 0;
+
+/** The stream's `owners` event: always the newest state (the stream is ordered). */
+export function applyOwnersEvent(v: OwnersView): void {
+  streamSeen++;
+  applyOwners(v);
+}
+
+/**
+ * Reads the holders. The read travels on its own connection, so its answer can arrive after
+ * a stream event that is newer than it (hand back, then a desk's live command at once: the
+ * read said "nobody" and wiped the desk's chip). A change that came on the stream while the
+ * read was out wins; every later change comes on the stream too, so nothing is lost.
+ */
 export async function loadOwners(): Promise<void> {
-  applyOwners(await get<OwnersView>('control/owners'));
+  const seen = streamSeen;
+  const v = await get<OwnersView>('control/owners');
+  if (seen === streamSeen) applyOwners(v);
 }
 
 /** The operator holds `target` above the race and live sources until handing it back. */

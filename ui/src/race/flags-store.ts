@@ -30,12 +30,32 @@ export const flagState = signal<FlagState | null>(null);
 /** The action being sent now (its buttons show busy). */
 export const flagSending = signal<FlagAction | null>(null);
 
-export function applyFlag(s: FlagState): void {
+function applyFlag(s: FlagState): void {
   flagState.value = { flag: s.flag, since_epoch_ms: s.since_epoch_ms, source: s.source };
 }
 
+/** Counts the stream's `flag` events: an answer to a request sent before the latest may be older. */
+let streamSeen = 0;
+
+/** The stream's `flag` event: always the newest state (the stream is ordered). */
+export function applyFlagEvent(s: FlagState): void {
+  streamSeen++;
+  applyFlag(s);
+}
+
+/**
+ * An answer (a read, or a raise's own answer) applies only if the stream told no change while
+ * it was out: it travels on another connection and can arrive after a newer stream event (red
+ * seeded on reload, the read sent, a clear from the API: the read's late "red" kept the
+ * Clear button up for good). Every later change comes on the stream, so nothing is lost.
+ */
+function applyAnswer(s: FlagState, seen: number): void {
+  if (seen === streamSeen) applyFlag(s);
+}
+
 export async function loadFlag(): Promise<void> {
-  applyFlag(await get<FlagState>('flags'));
+  const seen = streamSeen;
+  applyAnswer(await get<FlagState>('flags'), seen);
 }
 
 interface RaiseAnswer {
@@ -50,9 +70,10 @@ interface RaiseAnswer {
  */
 export async function raiseFlag(action: FlagAction): Promise<void> {
   flagSending.value = action;
+  const seen = streamSeen;
   try {
     const r = await post<RaiseAnswer>(`flags/${action}`);
-    applyFlag(r.state);
+    applyAnswer(r.state, seen);
     const scene = r.scene_cancelled ? ` — scene '${r.scene_cancelled}' stopped` : '';
     toast(action === 'clear' ? 'Flag cleared' : `${LABELS[action]} up${scene}`);
   } catch (err) {
