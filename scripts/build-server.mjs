@@ -42,11 +42,20 @@ const ENTRIES = { lightnet: 'src/main.ts', import: 'src/import-cli.ts' };
 
 /**
  * Packages left out of the bundle and loaded from node_modules only if something asks for
- * them: Fastify's schema compilers (see src/http/schema-compilers.ts) and light-my-request
- * (Fastify's inject(), which the server never calls). Parsing them at every start cost more
+ * them: Fastify's schema compilers (see src/http/schema-compilers.ts), light-my-request
+ * (Fastify's inject(), which the server never calls) and the off-by-default adapters' libraries. Parsing them at every start cost more
  * than the rest of Fastify.
  */
-const ON_DEMAND = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'];
+const ON_DEMAND = [
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  'light-my-request',
+  // The adapters' libraries (MQTT, sACN, Art-Net): a host without --mqtt / --dmx never loads
+  // them, so they need not be read and compiled at every start (~0.6 MB of the bundle).
+  'mqtt',
+  'sacn',
+  'dmxnet',
+];
 
 /**
  * node:https and node:http2, loaded only if used. Fastify's server module and better-sse

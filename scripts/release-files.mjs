@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 /**
  * Packages the bundle leaves external (see scripts/build-server.mjs): serialport, whose
- * native binding cannot be bundled, and the Fastify parts loaded only on demand. Everything
+ * native binding cannot be bundled, and the parts loaded only on demand (Fastify's, the
+ * MQTT / sACN / Art-Net libraries). Everything
  * else is inside dist/server, so only these and what they depend on ship in node_modules.
  */
 export const RUNTIME_ROOTS = [
@@ -15,6 +16,9 @@ export const RUNTIME_ROOTS = [
   '@fastify/ajv-compiler',
   '@fastify/fast-json-stringify-compiler',
   'light-my-request',
+  'mqtt',
+  'sacn',
+  'dmxnet',
 ];
 
 /** Targets whose serialport prebuilds ship: Pi 4/5 64-bit, Pi 32-bit (armv6/7), x64 laptops. */

@@ -6,6 +6,10 @@
  * every connect instead).
  */
 import { randomBytes } from 'node:crypto';
+// Only host/mqtt.ts (a dynamic import, made only with --mqtt) reaches this file: an install
+// without --mqtt never loads the client (startup time, issue 40). A static import, so the
+// bundle's require stays lazy (an external dynamic import cannot run in its vm.Script).
+import { connect } from 'mqtt';
 
 export interface LinkMessage {
   topic: string;
@@ -53,11 +57,9 @@ export function redactUrl(url: string): string {
 }
 
 export async function connectLink(o: LinkOptions, on: LinkEvents): Promise<MqttLink> {
-  // Loaded here: an install without --mqtt never loads the client (startup time, issue 40).
-  const mqtt = await import('mqtt');
   const first = o.backoffMs ?? 1000;
   const max = o.maxBackoffMs ?? 30_000;
-  const client = mqtt.connect(o.url, {
+  const client = connect(o.url, {
     clientId: `lightnet_${randomBytes(4).toString('hex')}`,
     clean: true,
     protocolVersion: 4,

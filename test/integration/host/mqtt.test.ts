@@ -70,7 +70,13 @@ describe('mqtt', () => {
       expect(w.messages.find((m) => m.topic === 'lightnet/bridge/state')?.retain).toBe(true);
       const devices = h.host.services.store.state.devices;
       for (const d of devices) {
-        await w.until(() => w.json(`lightnet/${d.name}`)?.addr === d.addr, `state of ${d.name}`);
+        // The retained state a new subscriber gets first may predate the group (states go out
+        // at most every 250 ms): wait for the one that has it.
+        await w.until(
+          () =>
+            w.json(`lightnet/${d.name}`)?.addr === d.addr && w.json(`lightnet/${d.name}`)?.group === 'Gates',
+          `state of ${d.name} in Gates`,
+        );
         expect(w.json(`lightnet/${d.name}`)).toMatchObject({ online: true, group: 'Gates' });
         expect(w.last(`lightnet/${d.name}/availability`)).toBe('online');
       }
