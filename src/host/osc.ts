@@ -46,22 +46,24 @@ export async function startOsc(o: OscOptions, svc: AppServices, log: Logger): Pr
     http: false,
   });
   // A frame of ours still queued when red or Blackout goes out (they are urgent: they overtake
-  // it) would land after them: each red flag or Blackout drops what OSC has queued.
+  // it) would land after them: each red flag or Blackout drops what OSC has queued — whoever
+  // pressed it (the web UI, the API, MQTT, a DMX console, OSC itself): the bus tells them all,
+  // as it tells MQTT and DMX.
+  // Two places hold our frames: the radio's queue (aborted through `era`) and the actions'
+  // coalescing queue (group commands waiting their turn: dropWaiting).
   let era = new AbortController();
   const dropQueued = (): void => {
     era.abort();
     era = new AbortController();
+    actions.dropWaiting();
   };
-  const offFlag = svc.bus.on('flag', (f) => {
-    if (f.flag === 'red') dropQueued();
-  });
   const admit = (id: number, action: string): void => {
     svc.commandPath.admit({ source: OSC_SOURCE, targets: [{ kind: 'group', id }], action });
   };
   const actions = createOscActions({
     blackout: async () => {
       svc.commandPath.blackout();
-      dropQueued();
+      // (The blackout service's start tells the bus, which drops what OSC has queued.)
       const r = await svc.blackout.blackout();
       svc.flags.afterBlackout();
       return r;
@@ -125,6 +127,10 @@ export async function startOsc(o: OscOptions, svc: AppServices, log: Logger): Pr
     },
     sceneFailed: (key, error) => log.warn({ scene: key, error, source: OSC_SOURCE }, 'OSC scene run failed'),
   });
+  const offFlag = svc.bus.on('flag', (f) => {
+    if (f.flag === 'red') dropQueued();
+  });
+  const offBlackout = svc.bus.on('blackout', dropQueued);
   const feedback = new OscFeedback({
     flag: () => svc.flags.state(),
     runningScene: () => svc.sceneDispatch.running(),
@@ -158,6 +164,7 @@ export async function startOsc(o: OscOptions, svc: AppServices, log: Logger): Pr
     port,
     close: () => {
       offFlag();
+      offBlackout();
       return server.close();
     },
   };

@@ -198,6 +198,20 @@ export function scheduleDevices(): void {
   }, 250);
 }
 
+/**
+ * The rows a request of this tab just changed (a flag, Blackout): their answer means the host
+ * has written them, so they are read now rather than at the stream's coalesced refresh (100 ms
+ * on the host, 250 ms here, then the read), which left the rows a moment behind the toast
+ * that said the field was red or dark. Other tabs still follow through the stream.
+ */
+export async function reloadDevicesNow(): Promise<void> {
+  try {
+    await loadDevices();
+  } catch (err) {
+    toastReloadError('Loading devices failed', err);
+  }
+}
+
 /** Everything the pages need (after opening and after every reconnect), the shared console settings too. */
 export async function loadAll(): Promise<void> {
   await Promise.all([

@@ -42,12 +42,24 @@ type Result = { ok: true } | { ok: false; error: string };
 const outcome = (r: Sent): Result =>
   r.sent > 0 ? { ok: true } : { ok: false, error: `not sent: ${r.errors[0] ?? 'gateway unavailable'}` };
 
-export function createOscActions(d: OscActionDeps): OscActions & { superseded(): number } {
+export interface OscActionsHandle extends OscActions {
+  superseded(): number;
+  /** Blackout or a red flag: group commands still waiting their turn are not sent after it. */
+  dropWaiting(): void;
+}
+
+export function createOscActions(d: OscActionDeps): OscActionsHandle {
   const queue = new Coalescer<Result>();
+  // Bumped by dropWaiting: a job queued in an earlier era is answered, not sent.
+  let era = 0;
   const group = (id: number, job: () => Promise<Sent>): Promise<Result> => {
     if (!d.groupExists(id)) return Promise.resolve({ ok: false, error: `group ${id} not found` });
+    const queuedIn = era;
     return queue
-      .submit(`group:${id}`, async (): Promise<Result> => outcome(await job()))
+      .submit(`group:${id}`, async (): Promise<Result> => {
+        if (queuedIn !== era) return { ok: false, error: 'dropped: Blackout or a red flag came after it' };
+        return outcome(await job());
+      })
       .then((r) =>
         // A newer value for the same group replaced this one: that is what the surface wants.
         r === 'superseded' ? { ok: true } : r,
@@ -55,6 +67,7 @@ export function createOscActions(d: OscActionDeps): OscActions & { superseded():
   };
   return {
     superseded: () => queue.supersededCount(),
+    dropWaiting: () => void era++,
     async run(cmd: OscAction): Promise<Result> {
       switch (cmd.kind) {
         case 'blackout':

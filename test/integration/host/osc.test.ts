@@ -177,6 +177,37 @@ describe('osc', () => {
     });
   });
 
+  it('a-colour-still-queued-when-blackout-comes-from-elsewhere-never-goes-out-after-it', async () => {
+    await withHost({ nodes: 3, osc: { port: 0, rate: 200 } }, async (h) => {
+      await discoverAll(h);
+      const surface = await OscSurface.open('127.0.0.1', oscPort(h));
+      try {
+        // Each frame on the air in order, by opcode (CONTROL 0x08 carries a colour, PRESET 0x04 the off).
+        const air: number[] = [];
+        h.host.sim?.fleet.gateway.events.on('m2n', (e: { typeFull: number }) => air.push(e.typeFull & 0x7f));
+        const before = (await stats(h)).messages;
+        // A burst of colours: the radio is slower than the burst, so the latest waits in the queue.
+        for (let i = 0; i < 40; i++) await surface.send('/lightnet/group/0/color', 0, 100 + i, 0);
+        await until('the burst handled', async () => (await stats(h)).messages >= before + 40, 15_000);
+        // Blackout from the web UI (not OSC's own /lightnet/blackout): OSC must still drop its queue.
+        const from = air.length;
+        expect((await h.post('/api/blackout', {})).status).toBe(200);
+        const after = () => air.slice(air.indexOf(0x04, from));
+        // Either a colour went out after the off frames, or the off pair's safety repeat did
+        // (sent only when no later command went out).
+        await until(
+          'a colour after Blackout or its repeat',
+          () => after().includes(0x08) || after().filter((op) => op === 0x04).length >= 4,
+          15_000,
+        );
+        expect(after()).not.toContain(0x08);
+        expect(leds(h).every((n) => n.snapshot().bri === 0)).toBe(true);
+      } finally {
+        await surface.close();
+      }
+    });
+  });
+
   it('a-surface-that-subscribes-a-port-gets-feedback-there-and-configured-targets-always-do', async () => {
     const listener = new Server(0, '127.0.0.1');
     await new Promise<void>((r) => listener.on('listening', () => r()));

@@ -5,6 +5,7 @@
  */
 import { signal } from '@preact/signals';
 import { get, post, request } from '../api.ts';
+import { reloadDevicesNow } from '../store.ts';
 
 export type OwnerTarget = { kind: 'all' } | { kind: 'group'; id: number } | { kind: 'device'; addr: string };
 
@@ -107,5 +108,5 @@ export function flagOf(h: Holder): string | null {
 /** Ends the race flag (red's hold goes with it). */
 export async function clearFlag(): Promise<void> {
   await post('flags/clear');
-  await loadOwners();
+  await Promise.all([loadOwners(), reloadDevicesNow()]);
 }

@@ -10,6 +10,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api.ts';
 import { registerShortcut } from '../keys.ts';
+import { reloadDevicesNow } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 import { taskLabel } from '../task-text.ts';
 import './race.css';
@@ -25,18 +26,23 @@ let inFlight = false;
 export async function blackout(): Promise<void> {
   if (inFlight) return;
   inFlight = true;
+  let r: Report;
   try {
-    const r = await post<Report>('blackout');
-    const stopped = [
-      r.scene_cancelled ? `scene '${r.scene_cancelled}' stopped` : '',
-      r.task_cancelled ? `${taskLabel(r.task_cancelled)} cancelled` : '',
-    ].filter(Boolean);
-    toast(`Blackout: all nodes sent off${stopped.length ? ` — ${stopped.join(', ')}` : ''}`);
+    r = await post<Report>('blackout');
   } catch (err) {
     toastError('Blackout failed', err);
+    return;
   } finally {
+    // Released with the answer, not after the rows' read below: a second press must never wait.
     inFlight = false;
   }
+  // The rows read dark before the toast says so.
+  await reloadDevicesNow();
+  const stopped = [
+    r.scene_cancelled ? `scene '${r.scene_cancelled}' stopped` : '',
+    r.task_cancelled ? `${taskLabel(r.task_cancelled)} cancelled` : '',
+  ].filter(Boolean);
+  toast(`Blackout: all nodes sent off${stopped.length ? ` — ${stopped.join(', ')}` : ''}`);
 }
 
 /** `bar`: the status bar's (owns the `b` key); `big`: the race panel's; `dialog`: a dialog head's. */

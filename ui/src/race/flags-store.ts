@@ -6,6 +6,7 @@
  */
 import { signal } from '@preact/signals';
 import { get, post } from '../api.ts';
+import { reloadDevicesNow } from '../store.ts';
 import { toast, toastError } from '../toasts.ts';
 
 export type Flag = 'green' | 'yellow' | 'red';
@@ -74,12 +75,16 @@ export async function raiseFlag(action: FlagAction): Promise<void> {
   try {
     const r = await post<RaiseAnswer>(`flags/${action}`);
     applyAnswer(r.state, seen);
+    // The rows show the look before the toast says it is up.
+    await reloadDevicesNow();
     const scene = r.scene_cancelled ? ` — scene '${r.scene_cancelled}' stopped` : '';
     toast(action === 'clear' ? 'Flag cleared' : `${LABELS[action]} up${scene}`);
   } catch (err) {
     toastError(`${LABELS[action]} failed`, err);
-    // A 503 still changed the flag state on the host (the radio failed): show what is up.
+    // A 503 still changed the flag state on the host (the radio failed): show what is up,
+    // and the rows of the networks it reached.
     void loadFlag().catch(() => undefined);
+    void reloadDevicesNow();
   } finally {
     if (flagSending.value === action) flagSending.value = null;
   }

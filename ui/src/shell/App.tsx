@@ -12,7 +12,6 @@ import { Login } from './Login.tsx';
 import { StatusBar } from './StatusBar.tsx';
 import { Toasts } from './Toasts.tsx';
 import { PageLink } from '../common/PageLink.tsx';
-import { ScrollCue } from '../common/ScrollCue.tsx';
 import { networksDialogOpen } from '../networks/networks-store.ts';
 import { shaped } from '../store.ts';
 import { lazy, preloadLazy } from '../common/lazy.ts';
@@ -139,7 +138,6 @@ export function App() {
             title="MQTT (Home Assistant), sACN / Art-Net consoles, OSC: state, counters, settings, DMX patch"
           />
           <PageLink to="help" label="Help" title="What the states, marks and keys mean" />
-          <ScrollCue label="pages" />
         </nav>
         <span class="spacer" />
         <button
