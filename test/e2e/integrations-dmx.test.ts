@@ -74,6 +74,11 @@ describe('integrations page: DMX', () => {
       await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
       const nav = page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Integrations' });
       expect(await nav.getAttribute('aria-current')).toBe('page');
+      // MQTT is off here: its card gives the real command for each way of running the host.
+      const start = page.getByTestId('mqtt-card').getByTestId('mqtt-start');
+      await shows(start, /From a checkout: npm start -- --mqtt mqtt:\/\/broker:1883/);
+      await shows(start, /From a release archive: bin\/lightnet --mqtt mqtt:\/\/broker:1883/);
+      await shows(start, /LIGHTNET_MQTT=mqtt:\/\/broker:1883 in \/etc\/lightnet\/lightnet.env/);
       const card = page.getByTestId('dmx-card');
       await shows(card.getByTestId('dmx-state'), 'no stream yet');
       await shots(page, 'dmx-empty');
