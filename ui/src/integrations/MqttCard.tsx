@@ -23,16 +23,17 @@ export function MqttCard({ now }: { now: number }) {
           appear in Home Assistant by themselves.
         </p>
         {/* The exact command per way of running the host, as README and install.md give them. */}
-        <ul class="muted" data-testid="mqtt-start">
+        <ul class="muted ig-cmds" data-testid="mqtt-start">
           <li>
-            From a checkout: <code>npm start -- --mqtt mqtt://broker:1883</code>
+            From a checkout: <code class="ig-cmd">npm start -- --mqtt mqtt://broker:1883</code>
           </li>
           <li>
-            From a release archive: <code>bin/lightnet --mqtt mqtt://broker:1883</code>
+            From a release archive: <code class="ig-cmd">bin/lightnet --mqtt mqtt://broker:1883</code>
           </li>
           <li>
-            The installed service: <code>LIGHTNET_MQTT=mqtt://broker:1883</code> in{' '}
-            <code>/etc/lightnet/lightnet.env</code>, then <code>sudo systemctl restart lightnet</code>
+            The installed service: <code class="ig-cmd">LIGHTNET_MQTT=mqtt://broker:1883</code> in{' '}
+            <code>/etc/lightnet/lightnet.env</code>, then{' '}
+            <code class="ig-cmd">sudo systemctl restart lightnet</code>
           </li>
         </ul>
         <p class="muted">
