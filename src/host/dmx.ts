@@ -108,6 +108,8 @@ export async function startDmx(o: DmxOptions, svc: AppServices, log: Logger): Pr
     },
     effectExists: (id) => ledEffect(id) !== undefined,
     groupExists: (id) => id === 0 || svc.groups.exists(id),
+    groupLabel: (id) =>
+      id === 0 ? 'Unconfigured' : (svc.store.state.groups.find((g) => g.id === id)?.name ?? `group ${id}`),
     liveTimeoutMs: () => svc.commandPath.settings().live_timeout_ms,
   };
   const service = new DmxService({

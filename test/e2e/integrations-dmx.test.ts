@@ -74,6 +74,11 @@ describe('integrations page: DMX', () => {
       await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
       const nav = page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Integrations' });
       expect(await nav.getAttribute('aria-current')).toBe('page');
+      // MQTT is off here: its card gives the real command for each way of running the host.
+      const start = page.getByTestId('mqtt-card').getByTestId('mqtt-start');
+      await shows(start, /From a checkout: npm start -- --mqtt mqtt:\/\/broker:1883/);
+      await shows(start, /From a release archive: bin\/lightnet --mqtt mqtt:\/\/broker:1883/);
+      await shows(start, /LIGHTNET_MQTT=mqtt:\/\/broker:1883 in \/etc\/lightnet\/lightnet.env/);
       const card = page.getByTestId('dmx-card');
       await shows(card.getByTestId('dmx-state'), 'no stream yet');
       await shots(page, 'dmx-empty');
@@ -81,7 +86,12 @@ describe('integrations page: DMX', () => {
       // Patch group 1 at 510: the 8 channels would end past 512 — refused, the row named.
       await card.getByRole('button', { name: 'Add fixture' }).click();
       const row = card.getByTestId('dmx-row-0');
-      await row.getByLabel('Group').selectOption('1');
+      // Each group once, by name; a new fixture starts on the first real group, not Unconfigured.
+      expect(await row.getByLabel('Group').locator('option').allTextContents()).toEqual([
+        'Unconfigured',
+        'Gates (1)',
+      ]);
+      expect(await row.getByLabel('Group').inputValue()).toBe('1');
       await row.getByLabel('Address').fill('510');
       await shows(row.getByTestId('dmx-footprint'), '8 ch · 510–517');
       await card.getByRole('button', { name: 'Save patch' }).click();
@@ -108,9 +118,40 @@ describe('integrations page: DMX', () => {
         await s.send({ payload: { 1: 60, 2: 255, 3: 0, 4: 40 } });
         await shows(card.getByTestId('dmx-value-1-dimmer'), '60');
         await shots(page, 'dmx-live');
+
+        // The operator takes the group over: the console's next change is refused, in red, with
+        // its time, the group named once by its name.
+        const uni = card.getByTestId('dmx-universe-sacn:1');
+        const group1 = { target: { kind: 'group', id: 1 } };
+        expect((await h.post('/api/control/take-over', group1)).status).toBe(200);
+        await s.send({ payload: { 1: 90, 2: 255, 3: 0, 4: 40 } });
+        const lastError = uni.getByTestId('dmx-last-error');
+        await shows(
+          lastError,
+          /^Last error at \d\d:\d\d:\d\d \(\d+ s ago\): Gates is held by the operator's take-over \(priority 85\)/,
+        );
+        expect(await lastError.getAttribute('class')).toContain('int-error');
+        // Handed back, the next change goes through: the error stays, muted, as history.
+        expect((await h.post('/api/control/hand-back', group1)).status).toBe(200);
+        await s.send({ payload: { 1: 120, 2: 255, 3: 0, 4: 40 } });
+        await expect.poll(() => nodes.every((n) => n.snapshot().bri === 120), { timeout: 20_000 }).toBe(true);
+        await shows(
+          lastError,
+          /^Earlier error at \d\d:\d\d:\d\d \(.*commands go through since\): Gates is held/,
+        );
+        expect(await lastError.getAttribute('data-past')).toBe('true');
+        expect(await lastError.getAttribute('class')).not.toContain('int-error');
       } finally {
         s.close();
       }
+      // The console stopped: after the live timeout its groups are released, and the source
+      // line says who was last heard, and when — not that it is still live.
+      await shows(card.getByTestId('dmx-state'), 'stopped — groups released');
+      await shows(
+        card.getByTestId('dmx-source'),
+        /^Last source: QLC\+ desk \(priority 100, last heard \d\d:\d\d:\d\d\) · 0 live sources$/,
+      );
+      await shots(page, 'dmx-stopped');
     });
   });
 });

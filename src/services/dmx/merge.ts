@@ -52,7 +52,10 @@ export class SourceMerge {
     return { values, winners };
   }
 
-  size(): number {
-    return this.sources.size;
+  /** The sources heard within the loss time at `now` (a stopped console is not live). */
+  live(now: number): number {
+    let n = 0;
+    for (const s of this.sources.values()) if (now - s.at <= SOURCE_LOSS_MS) n++;
+    return n;
   }
 }

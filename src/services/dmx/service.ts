@@ -51,6 +51,8 @@ export interface DmxOutput {
   airtimeMs(group: number, cmd: GroupCommand): number;
   effectExists(id: number): boolean;
   groupExists(id: number): boolean;
+  /** A group's name for the operator's eyes (errors say which group by name). */
+  groupLabel(id: number): string;
   /** The path's live timeout (ms of silence before a live source lets go). */
   liveTimeoutMs(): number;
 }
@@ -80,6 +82,10 @@ export interface UniverseView extends UniverseCounters {
   sources: number;
   last_source: { name: string; id: string; priority: number } | null;
   last_error: string | null;
+  /** ms since the last error, or null. */
+  last_error_ms_ago: number | null;
+  /** True once a later command for this universe was accepted: the error is history, not now. */
+  last_error_past: boolean;
   values: number[];
 }
 
@@ -101,7 +107,7 @@ interface Universe {
   counters: UniverseCounters;
   lastPacketAt: number | null;
   lastSource: UniverseView['last_source'];
-  lastError: string | null;
+  lastError: { text: string; at: number; past: boolean } | null;
   lastLogAt: number;
   released: boolean;
   timer: { clear(): void } | null;
@@ -267,9 +273,11 @@ export class DmxService {
         protocol: u.spec.protocol,
         state: this.state(u, now),
         last_packet_ms_ago: u.lastPacketAt === null ? null : now - u.lastPacketAt,
-        sources: u.merge.size(),
+        sources: u.merge.live(now),
         last_source: u.lastSource,
-        last_error: u.lastError,
+        last_error: u.lastError?.text ?? null,
+        last_error_ms_ago: u.lastError ? now - u.lastError.at : null,
+        last_error_past: u.lastError?.past ?? false,
         ...structuredClone(u.counters),
         values: [...u.values],
       })),
@@ -360,6 +368,8 @@ export class DmxService {
         continue;
       }
       this.held.add(group);
+      // Admitted: an older refusal or failure on this universe is no longer what happens now.
+      if (u.lastError) u.lastError.past = true;
       net.tokens -= cost;
       net.busy = true;
       const era = this.era;
@@ -374,13 +384,13 @@ export class DmxService {
             } else {
               u.counters.send_failed++;
               this.shown.delete(group);
-              this.noteError(u, `group ${group}: ${r.error}`);
+              this.noteError(u, this.aboutGroup(group, r.error));
             }
           },
           (err: unknown) => {
             u.counters.send_failed++;
             this.shown.delete(group);
-            this.noteError(u, `group ${group}: ${(err as Error).message}`);
+            this.noteError(u, this.aboutGroup(group, (err as Error).message));
           },
         )
         .finally(() => {
@@ -406,13 +416,13 @@ export class DmxService {
     this.held.delete(group);
     if (!(err instanceof CommandRefusedError)) {
       u.counters.send_failed++;
-      this.noteError(u, `group ${group}: ${(err as Error).message}`);
+      this.noteError(u, this.aboutGroup(group, (err as Error).message));
       return;
     }
     if (err.status === 409) u.counters.refused.held++;
     else if (err.status === 429) u.counters.refused.rate_limited++;
     else u.counters.refused.disabled++;
-    this.noteError(u, `group ${group}: ${err.message}`);
+    this.noteError(u, this.aboutGroup(group, err.message));
   }
 
   /** Lets go of a universe's groups once it has been silent for the live timeout. */
@@ -440,9 +450,19 @@ export class DmxService {
     u.timer = this.d.setTimer(check, this.d.output.liveTimeoutMs());
   }
 
+  /**
+   * The group named once, by its name: the path's refusals already begin with `group N`
+   * (`group 1 is held by …`), so that is replaced rather than prefixed again.
+   */
+  private aboutGroup(group: number, message: string): string {
+    const label = this.d.output.groupLabel(group);
+    const id = `group ${group} `;
+    return message.startsWith(id) ? `${label} ${message.slice(id.length)}` : `${label}: ${message}`;
+  }
+
   private noteError(u: Universe, detail: string): void {
-    u.lastError = detail;
     const now = this.d.now();
+    u.lastError = { text: detail, at: now, past: false };
     if (now - u.lastLogAt < LOG_EVERY_MS) return;
     u.lastLogAt = now;
     this.d.log.info({ universe: u.spec.key, detail }, 'DMX input problem');

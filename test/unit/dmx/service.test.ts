@@ -69,6 +69,7 @@ function setup(opts: { refuse?: (g: number) => CommandRefusedError | null } = {}
     airtimeMs: () => 50,
     effectExists: () => true,
     groupExists: () => true,
+    groupLabel: (id) => (id === 1 ? 'Gates' : `group ${id}`),
     liveTimeoutMs: () => 3000,
   };
   const svc = new DmxService({
@@ -160,7 +161,7 @@ describe('dmx service', () => {
     svc.frame('sacn:1', src('desk', 100, values(1, [255, 1, 2, 3])));
     await clock.advance(100);
     expect(admitted).toEqual([3]);
-    expect(svc.view().universes[0]?.state).toBe('live');
+    expect(svc.view().universes[0]).toMatchObject({ state: 'live', sources: 1 });
     await clock.advance(1500);
     expect(svc.view().universes[0]?.state).toBe('holding');
     expect(released).toEqual([]);
@@ -168,7 +169,13 @@ describe('dmx service', () => {
     expect(released).toEqual([]);
     await clock.advance(100);
     expect(released).toEqual([3]);
-    expect(svc.view().universes[0]?.state).toBe('released');
+    // The console is gone: no live source, its name kept as the last one heard.
+    expect(svc.view().universes[0]).toMatchObject({
+      state: 'released',
+      sources: 0,
+      last_source: { name: 'desk', priority: 100 },
+      last_packet_ms_ago: 3050,
+    });
     expect(svc.view().fixtures[0]?.holding).toBe(false);
   });
 
@@ -183,13 +190,22 @@ describe('dmx service', () => {
     expect(sent).toHaveLength(0);
     const u = svc.view().universes[0]!;
     expect(u.refused.held).toBe(1);
-    expect(u.last_error).toMatch(/held by Race flag/);
+    // Named once, by the group's name (the path's text begins with `group 1` already).
+    expect(u.last_error).toBe('Gates is held by Race flag (90)');
+    expect(u).toMatchObject({ last_error_ms_ago: 200, last_error_past: false });
+    await clock.advance(1000);
+    expect(svc.view().universes[0]).toMatchObject({ last_error_ms_ago: 1200, last_error_past: false });
     flag = false;
     svc.frame('sacn:1', src('desk', 100, values(1, [255, 1, 2, 3])));
     await clock.advance(200);
     expect(sent).toHaveLength(0); // no change, nothing to send
     svc.frame('sacn:1', src('desk', 100, values(1, [254, 1, 2, 3])));
     await clock.advance(200);
+    // A later command was accepted: the refusal stays readable, but as history.
+    expect(svc.view().universes[0]).toMatchObject({
+      last_error: 'Gates is held by Race flag (90)',
+      last_error_past: true,
+    });
     // The look on the nodes is unknown after a refusal: the whole look goes.
     expect(sent.at(-1)?.cmd).toEqual({
       kind: 'control',

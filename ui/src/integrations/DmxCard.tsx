@@ -9,6 +9,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, put } from '../api.ts';
 import { groups } from '../store.ts';
 import { toast } from '../toasts.ts';
+import { ago } from './Counters.tsx';
 import { FOOTPRINT, POLL_MS, type DmxState, type PatchEntry } from './dmx-data.ts';
 
 type Universe = Extract<DmxState, { enabled: true }>['universes'][number];
@@ -77,14 +78,64 @@ function UniverseBox({ u, port }: { u: Universe; port: number | undefined }) {
           </div>
         ))}
       </dl>
-      <p class="muted">
-        Source:{' '}
-        {u.last_source
-          ? `${u.last_source.name} (priority ${u.last_source.priority}, ${u.sources} live source${u.sources === 1 ? '' : 's'})`
-          : 'none yet'}
-      </p>
-      {u.last_error && <p class="int-error">Last error: {u.last_error}</p>}
+      <SourceLine u={u} />
+      <LastError u={u} />
     </section>
+  );
+}
+
+const clock = (ms: number): string =>
+  new Date(ms).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The console feeding the universe — or, once none is live, the last one heard and when. */
+function SourceLine({ u }: { u: Universe }) {
+  const s = u.last_source;
+  if (!s)
+    return (
+      <p class="muted" data-testid="dmx-source">
+        Source: none yet
+      </p>
+    );
+  const live = plural(u.sources, 'live source');
+  if (u.sources > 0)
+    return (
+      <p class="muted" data-testid="dmx-source">
+        Source: {s.name} (priority {s.priority}, {live})
+      </p>
+    );
+  const heard =
+    u.last_packet_ms_ago === null ? '' : `, last heard ${clock(Date.now() - u.last_packet_ms_ago)}`;
+  return (
+    <p class="muted" data-testid="dmx-source">
+      Last source: {s.name} (priority {s.priority}
+      {heard}) · {live}
+    </p>
+  );
+}
+
+/**
+ * The universe's last refusal or failure, with its time: red while it is what happens now,
+ * muted once a later command for the universe went through (kept, since it explains a look
+ * that was missed).
+ */
+function LastError({ u }: { u: Universe }) {
+  if (u.last_error === null) return null;
+  const at = Date.now() - (u.last_error_ms_ago ?? 0);
+  return (
+    <p
+      class={u.last_error_past ? 'muted int-past' : 'int-error'}
+      data-testid="dmx-last-error"
+      data-past={u.last_error_past ? 'true' : 'false'}
+    >
+      {u.last_error_past ? 'Earlier error' : 'Last error'} at {clock(at)} ({ago(at, Date.now())}
+      {u.last_error_past ? ', commands go through since' : ''}): {u.last_error}
+    </p>
   );
 }
 
@@ -113,7 +164,11 @@ function PatchEditor({ v }: { v: Extract<DmxState, { enabled: true }> }) {
     return mine.reduce((a, r) => Math.max(a, r.address + FOOTPRINT[r.fixture]), 1);
   };
   const used = new Set(edit.map((r) => r.group));
-  const choices = [{ id: 0, name: 'Unconfigured' }, ...groups.value.map((g) => ({ id: g.id, name: g.name }))];
+  // The store's list may hold group 0 itself: each group once, Unconfigured first.
+  const choices = [
+    { id: 0, name: 'Unconfigured' },
+    ...groups.value.filter((g) => g.id !== 0).map((g) => ({ id: g.id, name: g.name })),
+  ];
   const save = async (): Promise<void> => {
     setBusy(true);
     try {
@@ -146,7 +201,8 @@ function PatchEditor({ v }: { v: Extract<DmxState, { enabled: true }> }) {
                 >
                   {choices.map((g) => (
                     <option key={g.id} value={g.id} disabled={g.id !== r.group && used.has(g.id)}>
-                      {g.id} · {g.name}
+                      {g.name}
+                      {g.id !== 0 && ` (${g.id})`}
                     </option>
                   ))}
                 </select>
@@ -211,8 +267,9 @@ function PatchEditor({ v }: { v: Extract<DmxState, { enabled: true }> }) {
           type="button"
           disabled={universes.length === 0}
           onClick={() => {
+            // The first real group not patched yet; Unconfigured only when every group is.
             const free =
-              choices.find((g) => !used.has(g.id) && g.id !== 0) ?? choices.find((g) => !used.has(g.id));
+              choices.find((g) => g.id !== 0 && !used.has(g.id)) ?? choices.find((g) => !used.has(g.id));
             setRows([
               ...edit,
               {

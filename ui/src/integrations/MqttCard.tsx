@@ -19,9 +19,26 @@ export function MqttCard({ now }: { now: number }) {
           MQTT <span class="muted">off</span>
         </h2>
         <p class="muted">
-          Home Assistant, Node-RED and other MQTT clients see and control the fleet through a broker. Start
-          the host with <code>--mqtt mqtt://broker:1883</code> (and <code>--mqtt-user</code>, the password in{' '}
-          <code>LIGHTNET_MQTT_PASSWORD</code>); lights appear in Home Assistant by themselves.
+          Home Assistant, Node-RED and other MQTT clients see and control the fleet through a broker; lights
+          appear in Home Assistant by themselves.
+        </p>
+        {/* The exact command per way of running the host, as README and install.md give them. */}
+        <ul class="muted ig-cmds" data-testid="mqtt-start">
+          <li>
+            From a checkout: <code class="ig-cmd">npm start -- --mqtt mqtt://broker:1883</code>
+          </li>
+          <li>
+            From a release archive: <code class="ig-cmd">bin/lightnet --mqtt mqtt://broker:1883</code>
+          </li>
+          <li>
+            The installed service: <code class="ig-cmd">LIGHTNET_MQTT=mqtt://broker:1883</code> in{' '}
+            <code>/etc/lightnet/lightnet.env</code>, then{' '}
+            <code class="ig-cmd">sudo systemctl restart lightnet</code>
+          </li>
+        </ul>
+        <p class="muted">
+          A broker login: add <code>--mqtt-user</code> (<code>LIGHTNET_MQTT_USER</code>), the password in{' '}
+          <code>LIGHTNET_MQTT_PASSWORD</code>.
         </p>
       </section>
     );
