@@ -141,6 +141,7 @@ async function startOn(
     dataDir,
     log,
     groupOf: (addr) => registry.find(addr)?.groupId ?? null,
+    groupName: (id) => store.state.groups.find((g) => g.id === id)?.name ?? null,
   });
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: dataDir, store, bus, clock, log });
