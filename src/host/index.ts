@@ -3,6 +3,7 @@
  * driver, services and HTTP app, starts them in order and shuts them down cleanly.
  * main.ts calls this for the CLI; the integration harness calls it in-process.
  */
+import { UNCONFIGURED_GROUP_NAME } from '../domain/model.ts';
 import { resolve } from 'node:path';
 import { ScaledClock } from '../clock.ts';
 import type { HostHandle, HostOverrides } from './types.ts';
@@ -141,6 +142,8 @@ async function startOn(
     dataDir,
     log,
     groupOf: (addr) => registry.find(addr)?.groupId ?? null,
+    groupName: (id) =>
+      id === 0 ? UNCONFIGURED_GROUP_NAME : (store.state.groups.find((g) => g.id === id)?.name ?? null),
   });
   const history = createHistory({ driver, registry, clock, log, options: overrides.history });
   const ledPresets = createLedPresets({ dataDir: dataDir, store, bus, clock, log });

@@ -75,7 +75,7 @@ describe('owners strip', () => {
         expect(refused.status).toBe(409);
         expect(refused.body.error).toMatch(
           new RegExp(
-            `^group ${gid} is held by the operator's take-over \\(priority 85\\) for \\d+ s — wait until the operator hands it back$`,
+            `^${esc} \\(group ${gid}\\) is held by the operator's take-over \\(priority 85\\) for the last \\d+ s — wait until the operator hands it back$`,
           ),
         );
         await page.screenshot({ path: `${SHOTS}/owners-taken-${width}.png` });

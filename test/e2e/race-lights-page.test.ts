@@ -7,7 +7,10 @@
  * the newcomer walk: a flash on a group shows the group's name, colour swatches are ringed
  * chips, wider than tall (a white square beside the "own" checkbox read as a second checkbox), the
  * save bar stays on screen at 390 px while the page scrolls, and the pass counters start
- * again when a race stages (the heading says since when).
+ * again when a race stages (the heading says since when). A second walk: gates pick groups
+ * and devices by name; a gate of kind Group or Device with none chosen is said in words
+ * ("Choose a group for 'Gate of all seats'") and not sent; a group deleted since it was chosen
+ * is refused by the host beside that row; at 390 px the resting save bar covers no control.
  */
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +20,7 @@ import { FpvTracksideSender } from '../fpvtrackside/sender.ts';
 import { coveredByBlackout } from './blackout-rect.ts';
 import { openBrowser, type BrowserHandle } from './browser.ts';
 
-const SHOTS = '/tmp/shots-racepage';
+const SHOTS = process.env.SHOTS_DIR ?? '/tmp/shots-racepage';
 const STARTBLOCK = [50, 51];
 const SECRET = 'rotorhazard-e2e-secret-0123456789';
 
@@ -96,6 +99,10 @@ describe('race lights page', () => {
       const led = (h.host.sim?.fleet.nodes ?? []).find((n) => !STARTBLOCK.includes(n.devType));
       expect(led).toBeDefined();
       const gate = led?.addr as string;
+      // Named groups, made before the page loads: the gate pickers offer them by name.
+      const startGate = await h.post<{ id: number }>('/api/groups/create', { name: 'Start Gate' });
+      const arch = await h.post<{ id: number }>('/api/groups/create', { name: 'Temporary arch' });
+      expect([startGate.status, arch.status]).toEqual([200, 200]);
       const page = b.page;
       await page.goto(h.url + '/race-lights');
       await page.getByRole('heading', { name: 'Race lights', level: 1 }).waitFor();
@@ -105,6 +112,27 @@ describe('race lights page', () => {
         .getByRole('link', { name: 'Race lights' });
       expect(await navLink.getAttribute('aria-current')).toBe('page');
       await shots(page, 'race-lights-top');
+      // At 390 px with nothing unsaved, the save bar covers no control: the FPVTrackside
+      // card's "New token…" button is the one under it at the top of the page.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.evaluate(TO_TOP);
+      await frames(page);
+      const newToken = page.getByRole('button', { name: 'New token…' });
+      await newToken.scrollIntoViewIfNeeded();
+      await frames(page);
+      await page.screenshot({ path: `${SHOTS}/race-lights-rest-390-new-token.png` });
+      expect(
+        await newToken.evaluate((el: unknown) => {
+          type El = { getBoundingClientRect(): { x: number; y: number; width: number; height: number } };
+          type Doc = { elementFromPoint(x: number, y: number): { closest(s: string): unknown } | null };
+          const r = (el as El).getBoundingClientRect();
+          const doc = (globalThis as unknown as { document: Doc }).document;
+          const hit = doc.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+          return hit?.closest('button') === el;
+        }),
+        'New token… is not under the save bar at 390 px',
+      ).toBe(true);
+      await page.setViewportSize({ width: 1280, height: 800 });
       await page.evaluate(TO_TOP);
       const fpvCard = page.getByTestId('rl-src-fpvtrackside');
       await shows(fpvCard, 'not connected');
@@ -133,13 +161,44 @@ describe('race lights page', () => {
       await shows(page.getByTestId('rl-src-rotorhazard-last'), 'lap (seat 3 lap 4)');
       await shows(page.getByTestId('rl-pass-seat-2'), /Seat 3\s*1\s*4/);
 
-      // A seat on a group that does not exist: refused, the error beside that seat's gate.
-      const seat2 = page.locator('[data-field="seat.1.gate"]');
-      await seat2.getByLabel('Seat 2: kind').selectOption('group');
-      await seat2.getByLabel('Seat 2: group number').fill('99');
+      // Group with nothing chosen: said in words beside the row, nothing sent to the host.
+      const allSeats = page.locator('[data-field="all_seats_gate"]');
+      await allSeats.getByLabel('Gate of all seats (timing line): kind').selectOption('group');
+      const groupSelect = allSeats.getByLabel('Gate of all seats (timing line): group');
+      // The groups by name (number shown small), not a number to know by heart.
+      expect(await groupSelect.locator('option').allTextContents()).toEqual(
+        expect.arrayContaining([`Start Gate #${startGate.body.id}`, `Temporary arch #${arch.body.id}`]),
+      );
       await page.getByRole('button', { name: 'Save', exact: true }).click();
-      await shows(seat2.locator('.field-error'), /^no group 99$/);
-      await shows(page.getByTestId('rl-form-error'), 'Seat 2 gate: no group 99');
+      await shows(page.getByTestId('rl-form-error'), "Not saved — Choose a group for 'Gate of all seats'");
+      await shows(allSeats.locator('.field-error'), /^Choose a group for 'Gate of all seats'$/);
+      // A device gate with none chosen says so too.
+      const seat2 = page.locator('[data-field="seat.1.gate"]');
+      await seat2.getByLabel('Seat 2: kind').selectOption('device');
+      expect(await seat2.getByLabel('Seat 2: device').locator('option').allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining(gate)]),
+      );
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await shows(page.getByTestId('rl-form-error'), /Choose a group for 'Gate of all seats' \(and 1 more\)/);
+      await shows(seat2.locator('.field-error'), /^Choose a device for 'Seat 2'$/);
+      await shots(page, 'race-lights-choose');
+      // At 390 px the device choice (a name and an address) stays within the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await seat2.getByLabel('Seat 2: device').scrollIntoViewIfNeeded();
+      await frames(page);
+      const choice = await seat2.getByLabel('Seat 2: device').boundingBox();
+      expect((choice?.x ?? 0) + (choice?.width ?? 999), JSON.stringify(choice)).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await groupSelect.selectOption({ label: `Start Gate #${startGate.body.id}` });
+
+      // A seat on a group deleted since it was chosen: the host refuses it, beside that seat's gate.
+      await seat2.getByLabel('Seat 2: kind').selectOption('group');
+      await seat2.getByLabel('Seat 2: group').selectOption({ label: `Temporary arch #${arch.body.id}` });
+      expect((await h.post('/api/groups/delete', { id: arch.body.id })).status).toBe(200);
+      await shows(seat2.getByLabel('Seat 2: group'), `#${arch.body.id} (unknown)`);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await shows(seat2.locator('.field-error'), new RegExp(`^no group ${arch.body.id}$`));
+      await shows(page.getByTestId('rl-form-error'), `Seat 2 gate: no group ${arch.body.id}`);
       await shots(page, 'race-lights-error');
       expect(
         (await h.get<{ settings: { seats: unknown[] } }>('/api/race-lights')).body.settings.seats,
@@ -147,7 +206,7 @@ describe('race lights page', () => {
 
       // Fixed: the seat's own device; saved on the host.
       await seat2.getByLabel('Seat 2: kind').selectOption('device');
-      await seat2.getByLabel('Seat 2: device address').fill(gate);
+      await seat2.getByLabel('Seat 2: device').selectOption(gate);
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await shows(page.getByTestId('rl-savebar'), 'Saved on the host');
       expect(await seat2.locator('.field-error').count()).toBe(0);
@@ -157,6 +216,10 @@ describe('race lights page', () => {
       expect(saved.body.settings.seats).toEqual([
         { seat: 1, gate: { kind: 'device', value: gate }, color: null },
       ]);
+      expect((saved.body.settings as unknown as { all_seats_gate: unknown }).all_seats_gate).toEqual({
+        kind: 'group',
+        value: startGate.body.id,
+      });
 
       // Test: the seat's gate flashes (white: no colour known for the seat), live in the list.
       await seat2.getByRole('button', { name: 'Test Seat 2' }).click();

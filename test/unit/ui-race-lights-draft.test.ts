@@ -4,7 +4,7 @@
  * shows seats 1–8).
  */
 import { describe, expect, it } from 'vitest';
-import { bodyOf, draftOf, fieldLabel, fieldOfError } from '../../ui/src/racelights/draft.ts';
+import { bodyOf, draftOf, fieldLabel, fieldOfError, unchosenGates } from '../../ui/src/racelights/draft.ts';
 import type { Settings } from '../../ui/src/racelights/types.ts';
 
 const settings: Settings = {
@@ -60,5 +60,18 @@ describe('race lights page form', () => {
     });
     expect(fieldLabel('seat.1.gate')).toBe('Seat 2 gate');
     expect(fieldLabel('phases.crash_out.scene')).toBe('Phase crash out');
+  });
+
+  it('names the gates set to a group or device with none chosen, in words, in page order', () => {
+    const d = draftOf(settings);
+    expect(unchosenGates(d)).toEqual([]);
+    d.all_seats_gate = { kind: 'group', value: '' };
+    (d.seats[2] as (typeof d.seats)[number]).gate = { kind: 'device', value: ' ' };
+    (d.timing_systems[0] as (typeof d.timing_systems)[number]).gate = { kind: 'group', value: '' };
+    expect(unchosenGates(d)).toEqual([
+      { key: 'all_seats_gate', message: "Choose a group for 'Gate of all seats'" },
+      { key: 'seat.2.gate', message: "Choose a device for 'Seat 3'" },
+      { key: 'ts.0.gate', message: "Choose a group for 'Timing system 1'" },
+    ]);
   });
 });

@@ -79,6 +79,8 @@ export function createCommandPath(d: {
   dataDir?: string;
   log: Logger;
   groupOf(addr: string): number | null;
+  /** A group's name for the words of a refusal (null: unknown, the number alone). */
+  groupName?: (id: number) => string | null;
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => { clear(): void };
 }): CommandPathService {
@@ -86,6 +88,7 @@ export function createCommandPath(d: {
     log: d.log.child({ mod: 'command' }),
     now: d.now ?? Date.now,
     groupOf: d.groupOf,
+    groupName: d.groupName ?? (() => null),
     setTimer:
       d.setTimer ??
       ((fn, ms) => {

@@ -81,6 +81,8 @@ export interface CommandPathDeps {
   now(): number;
   /** The group a device is in now (null: unknown device or none). */
   groupOf(addr: string): number | null;
+  /** A group's name for the words of a refusal (null: unknown, the number alone). */
+  groupName?: (id: number) => string | null;
   /** Holds `fn` until `ms` have passed (the wake-up that clears a lapsed live hold). */
   setTimer(fn: () => void, ms: number): { clear(): void };
   file?: CommandPathFile;
@@ -260,6 +262,7 @@ export class CommandPathService {
   private refusalContext(requester: string, now: number): RefusalContext {
     return {
       labelOf: (id) => this.sourcesById.get(id)?.label ?? id,
+      groupName: (id) => this.deps.groupName?.(id) ?? null,
       requester,
       takeOverPriority: this.current.take_over_priority,
       now,

@@ -1,7 +1,9 @@
 /**
  * The words of a refusal (409): the operator reads them in a toast, OSC sends them to
  * `/lightnet/error`, the Log keeps them. They say who holds the target in plain terms (the
- * source's label, which flag), for how long, and the way out. The 409 body's `holder` keeps the
+ * source's label, which flag), how long it has held it so far ("for the last 14 s": a live hold
+ * has no set end while its stream lives, so the time is never a countdown), the group by its
+ * name where the host knows it, and the way out. The 409 body's `holder` keeps the
  * exact fields (ids, priorities, epoch times) for programs.
  */
 import { OPERATOR_SOURCE } from './sources.ts';
@@ -14,10 +16,24 @@ const FLAG_SOURCE = 'flag';
 export interface RefusalContext {
   /** The source's display label (`FPVTrackside`), or its id when unknown. */
   labelOf: (sourceId: string) => string;
+  /** A group's name (`Start Gate`), or null when unknown: the number alone is shown. */
+  groupName?: (id: number) => string | null;
   /** The source whose command is refused. */
   requester: string;
   takeOverPriority: number;
   now: number;
+}
+
+/** `Start Gate (group 1)` where the group's name is known, else `group 1`; `all`, `device …` as is. */
+export function targetWords(t: Target, ctx: RefusalContext): string {
+  if (t.kind !== 'group') return targetLabel(t);
+  const name = ctx.groupName?.(t.id);
+  return name ? `${name} (group ${t.id})` : targetLabel(t);
+}
+
+/** How long the hold has lasted so far, never read as time left: `for the last 14 s`. */
+function heldFor(h: Hold, ctx: RefusalContext): string {
+  return `for the last ${ago(ctx.now - h.since)}`;
 }
 
 /** `850 ms` → `1 s`, `75 s` → `1 min 15 s`, `3700 s` → `1 h 1 min`. */
@@ -59,17 +75,17 @@ export function wayOut(h: Hold, ctx: RefusalContext): string {
   return canTakeOver ? `Take over to change it, or ${wait}` : wait;
 }
 
-/** `group 1 is held by the red flag (priority 90) for 12 s — clear the flag first`. */
+/** `Start Gate (group 1) is held by the red flag (priority 90) for the last 12 s — clear the flag first`. */
 export function refusalText(target: Target, h: Hold, ctx: RefusalContext): string {
-  const via = sameTarget(h.target, target) ? '' : `, as part of ${targetLabel(h.target)}`;
-  return `${targetLabel(target)} is held by ${holderWords(h, ctx)} for ${ago(ctx.now - h.since)}${via} — ${wayOut(h, ctx)}`;
+  const via = sameTarget(h.target, target) ? '' : `, as part of ${targetWords(h.target, ctx)}`;
+  return `${targetWords(target, ctx)} is held by ${holderWords(h, ctx)} ${heldFor(h, ctx)}${via} — ${wayOut(h, ctx)}`;
 }
 
 /** A take-over refused by a hold above the take-over priority (a red flag, Blackout's kin). */
 export function takeOverRefusal(target: Target, h: Hold, ctx: RefusalContext): string {
   const out = h.source === FLAG_SOURCE ? 'clear the flag first' : wayOut(h, { ...ctx, requester: h.source });
   return (
-    `target: ${targetLabel(target)} is held by ${holderWords(h, ctx)} for ${ago(ctx.now - h.since)}, ` +
+    `target: ${targetWords(target, ctx)} is held by ${holderWords(h, ctx)} ${heldFor(h, ctx)}, ` +
     `above the take-over priority (${ctx.takeOverPriority}) — ${out}`
   );
 }

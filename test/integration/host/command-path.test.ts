@@ -91,7 +91,7 @@ describe('command path', () => {
       expect(rec).toMatchObject({ phase: 'heat_change', state: 'not_shown' });
       expect(rec.error).toMatch(
         new RegExp(
-          `^device ${a.addr} is held by the operator's take-over \\(priority 85\\) for \\d+ s, as part of group ${gid} — wait until the operator hands it back$`,
+          `^device ${a.addr} is held by the operator's take-over \\(priority 85\\) for the last \\d+ s, as part of (?:.+ \\(group ${gid}\\)|group ${gid}) — wait until the operator hands it back$`,
         ),
       );
 
@@ -125,7 +125,7 @@ describe('command path', () => {
         expect(r.status).toBe(409);
         expect(r.body.error).toMatch(
           new RegExp(
-            `^group ${gid} is held by the operator's take-over \\(priority 85\\) for \\d+ s — wait until the operator hands it back$`,
+            `^(?:.+ \\(group ${gid}\\)|group ${gid}) is held by the operator's take-over \\(priority 85\\) for the last \\d+ s — wait until the operator hands it back$`,
           ),
         );
         expect(r.body.holder).toMatchObject({

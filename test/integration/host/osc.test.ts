@@ -161,7 +161,7 @@ describe('osc', () => {
         // Live control (70) is refused while the red flag (safety, 90) holds the field.
         await surface.send('/lightnet/group/0/color', 0, 255, 0);
         await surface.waitFor('/lightnet/error', (a) =>
-          /: group 0 is held by the red flag \(priority 90\) for \d+ s, as part of all — clear the flag first$/.test(
+          /: Unconfigured \(group 0\) is held by the red flag \(priority 90\) for the last \d+ s, as part of all — clear the flag first$/.test(
             String(a[0]),
           ),
         );

@@ -100,7 +100,7 @@ describe('race flags', () => {
       });
       expect(control.status).toBe(409);
       expect(String(control.body.error)).toMatch(
-        /^group 0 is held by the red flag \(priority 90\) for \d+ s, as part of all — clear the flag first$/,
+        /^Unconfigured \(group 0\) is held by the red flag \(priority 90\) for the last \d+ s, as part of all — clear the flag first$/,
       );
       const owners = await send(h, 'GET', '/api/control/owners');
       expect(owners.body.owners).toEqual([

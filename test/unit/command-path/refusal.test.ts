@@ -31,7 +31,7 @@ const hold = (h: Partial<Hold>): Hold => ({
 describe('refusal words', () => {
   it('names the flag, a relative time and the way out, target first', () => {
     expect(refusalText({ kind: 'group', id: 1 }, hold({}), ctx('ui'))).toBe(
-      'group 1 is held by the red flag (priority 90) for 12 s, as part of all — clear the flag first',
+      'group 1 is held by the red flag (priority 90) for the last 12 s, as part of all — clear the flag first',
     );
   });
 
@@ -46,10 +46,10 @@ describe('refusal words', () => {
       action: 'scene race-lights-start',
     });
     expect(refusalText({ kind: 'group', id: 2 }, h, ctx('ui'))).toBe(
-      'group 2 is held by FPVTrackside (race, 80) for 3 s — Take over to change it, or wait for the scene race-lights-start to end',
+      'group 2 is held by FPVTrackside (race, 80) for the last 3 s — Take over to change it, or wait for the scene race-lights-start to end',
     );
     expect(refusalText({ kind: 'group', id: 2 }, h, ctx('live'))).toBe(
-      'group 2 is held by FPVTrackside (race, 80) for 3 s — wait for the scene race-lights-start to end',
+      'group 2 is held by FPVTrackside (race, 80) for the last 3 s — wait for the scene race-lights-start to end',
     );
   });
 
@@ -62,7 +62,7 @@ describe('refusal words', () => {
       since: NOW - 75_000,
     });
     expect(refusalText({ kind: 'all' }, taken, ctx('rotorhazard'))).toBe(
-      "all is held by the operator's take-over (priority 85) for 1 min 15 s — wait until the operator hands it back",
+      "all is held by the operator's take-over (priority 85) for the last 1 min 15 s — wait until the operator hands it back",
     );
     const live = hold({
       source: 'live',
@@ -74,13 +74,38 @@ describe('refusal words', () => {
       action: 'control',
     });
     expect(refusalText({ kind: 'all' }, live, ctx('show'))).toBe(
-      'all is held by Live control (live, 70) for 1 s — wait until it goes quiet (free in 3 s without new commands)',
+      'all is held by Live control (live, 70) for the last 1 s — wait until it goes quiet (free in 3 s without new commands)',
+    );
+  });
+
+  it('names a group by its name where the host knows it; the time is time held so far', () => {
+    const names = (id: number) => (id === 1 ? 'Start Gate' : null);
+    const live = hold({
+      target: { kind: 'group', id: 1 },
+      source: 'live',
+      sourceClass: 'live',
+      priority: 70,
+      mode: 'live',
+      since: NOW - 14_000,
+      expiresAt: NOW + 3_000,
+      action: 'control',
+    });
+    expect(refusalText({ kind: 'group', id: 1 }, live, { ...ctx('show'), groupName: names })).toBe(
+      'Start Gate (group 1) is held by Live control (live, 70) for the last 14 s — wait until it goes quiet (free in 3 s without new commands)',
+    );
+    expect(
+      refusalText({ kind: 'group', id: 2 }, hold({ target: { kind: 'group', id: 1 } }), {
+        ...ctx('ui'),
+        groupName: names,
+      }),
+    ).toBe(
+      'group 2 is held by the red flag (priority 90) for the last 12 s, as part of Start Gate (group 1) — clear the flag first',
     );
   });
 
   it('a take-over refused by the red flag', () => {
     expect(takeOverRefusal({ kind: 'group', id: 4 }, hold({}), ctx('ui'))).toBe(
-      'target: group 4 is held by the red flag (priority 90) for 12 s, above the take-over priority (85) — clear the flag first',
+      'target: group 4 is held by the red flag (priority 90) for the last 12 s, above the take-over priority (85) — clear the flag first',
     );
   });
 

@@ -3,7 +3,6 @@
  * all seats and the finish gate, a gate (and an own colour) per RotorHazard seat, and a gate
  * per FPVTrackside timing system — each row with its Test.
  */
-import { devices, groups } from '../store.ts';
 import { gateOf, type Draft, type EditDraft, type FieldError, type GateDraft } from './draft.ts';
 import { GateRow } from './GateRow.tsx';
 import type { RaceLightsView } from './race-lights-data.ts';
@@ -36,22 +35,6 @@ export function GatesEditor({
     draft.seats[seat]?.color ?? v.seat_colors.find((c) => c.seat === seat)?.color ?? null;
   return (
     <>
-      <datalist id="rl-groups">
-        {groups.value
-          .filter((g) => g.id !== 0)
-          .map((g) => (
-            <option key={g.id} value={String(g.id)}>
-              {g.name}
-            </option>
-          ))}
-      </datalist>
-      <datalist id="rl-devices">
-        {devices.value.map((d) => (
-          <option key={d.addr} value={d.addr}>
-            {d.name}
-          </option>
-        ))}
-      </datalist>
       <section class="rl-section" data-testid="rl-mapping">
         <h2>Gates</h2>
         <label class="check">

@@ -6,7 +6,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, post, put } from '../api.ts';
 import { toast, toastError } from '../toasts.ts';
-import { bodyOf, draftOf, fieldLabel, fieldOfError, gateOf, type Draft, type GateDraft } from './draft.ts';
+import {
+  bodyOf,
+  draftOf,
+  fieldLabel,
+  fieldOfError,
+  gateOf,
+  unchosenGates,
+  type Draft,
+  type GateDraft,
+} from './draft.ts';
 import { GatesEditor } from './GatesEditor.tsx';
 import { LapFlashEditor } from './LapFlashEditor.tsx';
 import { PhasesEditor } from './PhasesEditor.tsx';
@@ -32,7 +41,24 @@ export function SettingsEditor({ v, now }: { v: RaceLightsView; now: number }) {
   };
   const err = (key: string): string | null => errors.get(key) ?? null;
 
+  /** Bring the field to the operator (a long page on a phone). */
+  const reveal = (key: string) =>
+    requestAnimationFrame(() =>
+      document.querySelector(`[data-field="${key}"]`)?.scrollIntoView({ block: 'center' }),
+    );
+
   const save = async () => {
+    // A gate set to a group or device with none chosen: said in words, nothing sent.
+    const unchosen = unchosenGates(draft);
+    const first = unchosen[0];
+    if (first) {
+      setErrors(new Map(unchosen.map((u) => [u.key, u.message])));
+      setFormError(
+        `Not saved — ${first.message}${unchosen.length > 1 ? ` (and ${unchosen.length - 1} more)` : ''}`,
+      );
+      reveal(first.key);
+      return;
+    }
     const { body, seatAt } = bodyOf(draft);
     setSaving(true);
     try {
@@ -47,11 +73,7 @@ export function SettingsEditor({ v, now }: { v: RaceLightsView; now: number }) {
         const { key, message } = fieldOfError(e.message, seatAt);
         setErrors(key ? new Map([[key, message]]) : new Map());
         setFormError(`Not saved — ${key ? `${fieldLabel(key)}: ${message}` : e.message}`);
-        // Bring the field to the operator (a long page on a phone).
-        if (key)
-          requestAnimationFrame(() =>
-            document.querySelector(`[data-field="${key}"]`)?.scrollIntoView({ block: 'center' }),
-          );
+        if (key) reveal(key);
       } else toastError('Saving the race lights failed', e);
     } finally {
       setSaving(false);

@@ -134,6 +134,31 @@ export function fieldLabel(key: string): string {
   return key.replace(/[._]/g, ' ');
 }
 
+/**
+ * The gates set to a group or a device with none chosen, in page order, as the operator
+ * reads them ("Choose a group for 'Gate of all seats'"): checked before sending, so the host's
+ * validator words ("expected number, received string") never reach the page.
+ */
+export function unchosenGates(d: Draft): { key: string; message: string }[] {
+  const rows: [string, string, GateDraft][] = [
+    ['all_seats_gate', 'Gate of all seats', d.all_seats_gate],
+    ['finish_gate', 'Finish gate', d.finish_gate],
+    ...d.seats.map((s, seat): [string, string, GateDraft] => [
+      `seat.${seat}.gate`,
+      `Seat ${seat + 1}`,
+      s.gate,
+    ]),
+    ...d.timing_systems.map((t, i): [string, string, GateDraft] => [
+      `ts.${i}.gate`,
+      `Timing system ${t.index.trim() || i + 1}`,
+      t.gate,
+    ]),
+  ];
+  return rows
+    .filter(([, , g]) => (g.kind === 'group' || g.kind === 'device') && g.value.trim() === '')
+    .map(([key, name, g]) => ({ key, message: `Choose a ${g.kind} for '${name}'` }));
+}
+
 /** How an editor section changes the draft (it becomes unsaved). */
 export type EditDraft = (fn: (d: Draft) => void) => void;
 /** The host's refusal for a field of the draft (keys as `fieldOfError` gives them), if any. */
