@@ -128,7 +128,7 @@ describe('integrations page: DMX', () => {
         const lastError = uni.getByTestId('dmx-last-error');
         await shows(
           lastError,
-          /^Last error at \d\d:\d\d:\d\d \(\d+ s ago\): Gates is held by the operator's take-over \(priority 85\)/,
+          /^Last error at \d\d:\d\d:\d\d \(\d+ s ago\): Gates \(group 1\) is held by the operator's take-over \(priority 85\)/,
         );
         expect(await lastError.getAttribute('class')).toContain('int-error');
         // Handed back, the next change goes through: the error stays, muted, as history.
@@ -137,7 +137,7 @@ describe('integrations page: DMX', () => {
         await expect.poll(() => nodes.every((n) => n.snapshot().bri === 120), { timeout: 20_000 }).toBe(true);
         await shows(
           lastError,
-          /^Earlier error at \d\d:\d\d:\d\d \(.*commands go through since\): Gates is held/,
+          /^Earlier error at \d\d:\d\d:\d\d \(.*commands go through since\): Gates \(group 1\) is held/,
         );
         expect(await lastError.getAttribute('data-past')).toBe('true');
         expect(await lastError.getAttribute('class')).not.toContain('int-error');

@@ -456,6 +456,8 @@ export class DmxService {
    */
   private aboutGroup(group: number, message: string): string {
     const label = this.d.output.groupLabel(group);
+    // The path names a group it knows the name of itself ("Gates (group 1) is held …").
+    if (message.startsWith(`${label} (group ${group}) `)) return message;
     const id = `group ${group} `;
     return message.startsWith(id) ? `${label} ${message.slice(id.length)}` : `${label}: ${message}`;
   }

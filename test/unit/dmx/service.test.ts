@@ -179,6 +179,19 @@ describe('dmx service', () => {
     expect(svc.view().fixtures[0]?.holding).toBe(false);
   });
 
+  it('a refusal that already names the group by its name is kept as the path wrote it', async () => {
+    const { clock, svc } = setup({
+      refuse: () =>
+        new CommandRefusedError(409, 'Gates (group 1) is held by Race flag (90) for the last 2 s'),
+    });
+    await svc.setPatch([{ group: 1, universe: 'sacn:1', address: 1, fixture: 'rgb' }]);
+    svc.frame('sacn:1', src('desk', 100, values(1, [255, 1, 2, 3])));
+    await clock.advance(200);
+    expect(svc.view().universes[0]?.last_error).toBe(
+      'Gates (group 1) is held by Race flag (90) for the last 2 s',
+    );
+  });
+
   it('a refused command is counted and sends nothing; the next change tries again', async () => {
     let flag = true;
     const { clock, svc, sent } = setup({
