@@ -14,6 +14,7 @@ import { withHost, type Harness } from '../harness.ts';
 import { discoverAll } from './helpers.ts';
 import { until } from '../../until.ts';
 import { startBroker, Watcher, type Broker } from '../../mqtt/broker.ts';
+import { OPC } from '../../../src/protocol/types.ts';
 import type { SimNode } from '../../../src/sim/node/node.ts';
 import type { MqttStats } from '../../../src/services/mqtt/index.ts';
 
@@ -26,9 +27,12 @@ const look = (n: SimNode): string => {
 };
 const stats = async (h: Harness): Promise<MqttStats & { enabled: boolean }> =>
   (await h.get<MqttStats & { enabled: boolean }>('/api/mqtt')).body;
+/** Frames that change a look (status requests and other housekeeping the host sends on its own do not count). */
 function airCount(h: Harness): () => number {
   let n = 0;
-  h.host.sim?.fleet.gateway.events.on('m2n', () => n++);
+  h.host.sim?.fleet.gateway.events.on('m2n', (m: { typeFull: number }) => {
+    if ((m.typeFull & 0x7f) !== OPC.STATUS) n++;
+  });
   return () => n;
 }
 const mqttOf = (b: Broker, extra: Record<string, unknown> = {}) => ({
@@ -93,9 +97,9 @@ describe('mqtt', () => {
         supported_color_modes: ['rgb'],
       });
       const first = devices[0]!;
-      const light = w.json<{ availability: { topic: string }[]; unique_id: string }>(
-        `homeassistant/light/lightnet_${first.addr.toLowerCase()}/light/config`,
-      );
+      const lightTopic = `homeassistant/light/lightnet_${first.addr.toLowerCase()}/light/config`;
+      await w.until(() => w.json(lightTopic) !== undefined, 'HA discovery of a device');
+      const light = w.json<{ availability: { topic: string }[]; unique_id: string }>(lightTopic);
       expect(light?.availability.map((a) => a.topic)).toEqual([
         'lightnet/bridge/state',
         `lightnet/${first.name}/availability`,
