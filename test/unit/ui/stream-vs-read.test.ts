@@ -23,6 +23,8 @@ vi.mock('../../../ui/src/api.ts', () => {
   return { get: call, post: call, request: (_m: string, path: string) => call(path) };
 });
 vi.mock('../../../ui/src/toasts.ts', () => ({ toast: () => 0, toastError: () => undefined }));
+// A flag press or a hand-back re-reads the device rows after its answer: not what is tested here.
+vi.mock('../../../ui/src/store.ts', () => ({ reloadDevicesNow: async () => undefined }));
 
 // Imported by a computed name: the stores reach api.ts, whose DOM types the root tsconfig has
 // not (the UI's own tsconfig checks them); these are the parts the test uses.
